@@ -1,0 +1,36 @@
+/**
+ * Error codes that cross the wire. Every non-2xx answer of the API has the body
+ * `{ error: ErrorCode, message: string, ...details }`.
+ */
+export const ERROR_CODES = {
+  VALIDATION_ERROR: 400,
+  INVALID_JSON: 400,
+  INVALID_PATH: 400,
+  INVALID_TRANSITION: 400,
+  LAST_PROJECT: 400,
+  REPO_IMPORT_FAILED: 422,
+  UNAUTHORIZED: 401,
+  INVALID_CREDENTIALS: 401,
+  FORBIDDEN_ORIGIN: 403,
+  NOT_FOUND: 404,
+  PROJECT_NOT_FOUND: 404,
+  TASK_NOT_FOUND: 404,
+  FILE_NOT_FOUND: 404,
+  EMAIL_TAKEN: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The body of every error response. */
+export interface ApiErrorBody {
+  error: ErrorCode;
+  message: string;
+  /** Field-level messages for VALIDATION_ERROR, keyed by dotted path ("" for the whole body). */
+  fields?: Record<string, string[]>;
+  /** For INVALID_TRANSITION: the statuses a task may move to from its current one. */
+  allowed?: string[];
+  [key: string]: unknown;
+}

@@ -1,0 +1,5 @@
+export interface Health {
+  status: 'ok';
+  version: string;
+  database: 'pglite' | 'postgres';
+}

@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { secureHeaders } from 'hono/secure-headers';
+import type { ApiErrorBody } from '../contracts/errors.js';
+import type { Health } from '../contracts/health.js';
+import type { AppDeps, AppEnv } from './deps.js';
+import { checkOrigin, requireSession } from './http/middleware.js';
+import { AppError } from './lib/errors.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { projectRoutes } from './modules/projects/projects.routes.js';
+import { taskRoutes } from './modules/tasks/tasks.routes.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface AppOptions {
+  /** Built web app to serve (dist/web); omitted in API-only tests. */
+  webDir?: string | undefined;
+}
+
+/** The composition root: every router, the error mapping and the web app, over the given dependencies. */
+export function createApp(deps: AppDeps, options: AppOptions = {}) {
+  const app = new Hono<AppEnv>();
+
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+  app.use('/api/*', checkOrigin());
+
+  app.get('/api/health', (c) =>
+    c.json<Health>({ status: 'ok', version: deps.version, database: deps.dbKind }),
+  );
+  app.route('/api/auth', authRoutes(deps));
+
+  const session = requireSession(deps);
+  app.use('/api/projects/*', session);
+  app.use('/api/projects', session);
+  app.use('/api/tasks/*', session);
+  app.use('/api/tasks', session);
+  app.route('/api/projects', projectRoutes(deps));
+  app.route('/api/tasks', taskRoutes(deps));
+
+  app.all('/api/*', () => {
+    throw new AppError('NOT_FOUND', 'No such API route');
+  });
+
+  if (options.webDir && existsSync(path.join(options.webDir, 'index.html'))) {
+    const webDir = options.webDir;
+    app.use('/assets/*', serveStatic({ root: webDir }));
+    app.use('*', serveStatic({ root: webDir }));
+    // Client-side routes (/projects/…, /login) all load the single page.
+    app.get('*', async (c) => c.html(await readFile(path.join(webDir, 'index.html'), 'utf8')));
+  }
+
+  app.onError((error, c) => {
+    if (error instanceof AppError) {
+      if (error.code === 'RATE_LIMITED' && typeof error.details.retryAfter === 'number') {
+        c.header('Retry-After', String(error.details.retryAfter));
+      }
+      return c.json<ApiErrorBody>(
+        { error: error.code, message: error.message, ...error.details },
+        error.status as 400,
+      );
+    }
+    if (error instanceof HTTPException && error.status < 500) {
+      return c.json<ApiErrorBody>({ error: 'VALIDATION_ERROR', message: error.message }, error.status);
+    }
+    deps.logger.error('unhandled error', { method: c.req.method, path: c.req.path, error });
+    return c.json<ApiErrorBody>({ error: 'INTERNAL_ERROR', message: 'Something went wrong' }, 500);
+  });
+
+  app.notFound((c) => c.json<ApiErrorBody>({ error: 'NOT_FOUND', message: 'Not found' }, 404));
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

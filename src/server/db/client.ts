@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import { schema } from './schema.js';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export interface Database {
+  db: Db;
+  kind: DatabaseKind;
+  close(): Promise<void>;
+}
+
+/** Where drizzle-kit writes migrations; found from this file in source and in the bundled server alike. */
+export function migrationsFolder(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.resolve(here, '../../../drizzle'), path.resolve(here, '../../drizzle')];
+  const found = candidates.find((candidate) => existsSync(path.join(candidate, 'meta', '_journal.json')));
+  if (!found) throw new Error(`Migrations not found (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres:// URL; when absent PGlite is used. */
+  url?: string | undefined;
+  /** PGlite data directory; when absent (and no url) the database lives in memory. */
+  dataDir?: string | undefined;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+}
+
+/** Opens PGlite or PostgreSQL and applies every pending migration. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const folder = migrationsFolder();
+  if (options.url) {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 20 });
+    const db = drizzlePg(pool, { schema });
+    try {
+      await migratePg(db, { migrationsFolder: folder });
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return { db: db as unknown as Db, kind: 'postgres', close: () => pool.end() };
+  }
+  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  const client = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+  const db = drizzlePglite(client, { schema });
+  try {
+    await migratePglite(db, { migrationsFolder: folder });
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  return { db: db as unknown as Db, kind: 'pglite', close: () => client.close() };
+}

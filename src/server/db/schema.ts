@@ -1,0 +1,90 @@
+import { sql } from 'drizzle-orm';
+import { doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: text('email').notNull().unique(),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: createdAt(),
+});
+
+/** A login session. `id` is the SHA-256 of the cookie's token, so a leaked table grants no session. */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [index('sessions_user_idx').on(table.userId)],
+);
+
+export const projects = pgTable(
+  'projects',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** Canonical URL of the repository: where it was cloned from, or its own path for a new one. */
+    repoUrl: text('repo_url').notNull(),
+    /** The project's main checkout, inside the data dir. */
+    repoPath: text('repo_path').notNull(),
+    defaultBranch: text('default_branch').notNull().default('main'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('projects_user_idx').on(table.userId, table.createdAt)],
+);
+
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    category: text('category').notNull().default('feature'),
+    priority: text('priority').notNull().default('medium'),
+    status: text('status').notNull().default('backlog'),
+    /** Orders cards within a column; fractional so a move writes one row. */
+    position: doublePrecision('position').notNull().default(0),
+    subtasks: jsonb('subtasks'),
+    pipelineState: jsonb('pipeline_state'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('tasks_project_status_position_idx').on(table.projectId, table.status, table.position)],
+);
+
+/** One execution of the pipeline for a task (seed 004, step 1). */
+export const pipelineRuns = pgTable(
+  'pipeline_runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    phase: text('phase').notNull().default('planning'),
+    iteration: integer('iteration').notNull().default(0),
+    status: text('status').notNull().default('running'),
+    agentLogs: jsonb('agent_logs').default(sql`'{"planner":[],"coder":[],"reviewer":[]}'::jsonb`),
+    fileChanges: jsonb('file_changes').default(sql`'{"files":[]}'::jsonb`),
+    reviewFindings: jsonb('review_findings'),
+    errorDetails: jsonb('error_details'),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
+  },
+  (table) => [index('pipeline_runs_task_started_idx').on(table.taskId, table.startedAt.desc())],
+);
+
+export const schema = { users, sessions, projects, tasks, pipelineRuns };

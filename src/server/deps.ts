@@ -1,0 +1,33 @@
+import type { DatabaseKind, Db } from './db/client.js';
+import type { Logger } from './lib/logger.js';
+import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
+
+/** Everything a module needs from the outside world, handed in by `createApp(deps)`. */
+export interface AppDeps {
+  db: Db;
+  dbKind: DatabaseKind;
+  /** Root for repositories and other files the app keeps. */
+  dataDir: string;
+  logger: Logger;
+  /** Milliseconds since the epoch; tests may move it. */
+  now: () => number;
+  rateLimitStore: RateLimitStore;
+  rateLimits: RateLimits;
+  /** Trust X-Forwarded-* headers (behind a reverse proxy). */
+  trustProxy: boolean;
+  version: string;
+}
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  createdAt: Date;
+}
+
+/** Hono environment of every router. */
+export type AppEnv = {
+  Variables: {
+    user: SessionUser;
+    sessionId: string;
+  };
+};

@@ -1,0 +1,65 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
+import type { AppDeps, AppEnv } from '../deps.js';
+import { AppError } from '../lib/errors.js';
+import { resolveSession } from '../modules/auth/auth.js';
+import { clientIp } from './client-ip.js';
+
+export const SESSION_COOKIE = 'autocoder_session';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Requests that change state must come from our own pages: a browser's Origin (or,
+ * failing that, Sec-Fetch-Site) must match the Host. Clients that send neither
+ * (curl, SDKs) carry no ambient browser credentials to abuse and pass.
+ */
+export function checkOrigin(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!SAFE_METHODS.has(c.req.method)) {
+      const origin = c.req.header('origin');
+      const host = c.req.header('host');
+      if (origin !== undefined) {
+        let originHost: string | null = null;
+        try {
+          originHost = new URL(origin).host;
+        } catch {
+          originHost = null; // "null" or garbage: treated as a foreign origin
+        }
+        if (!host || originHost !== host)
+          throw new AppError('FORBIDDEN_ORIGIN', 'Cross-origin request refused');
+      } else if (c.req.header('sec-fetch-site') === 'cross-site') {
+        throw new AppError('FORBIDDEN_ORIGIN', 'Cross-origin request refused');
+      }
+    }
+    await next();
+  };
+}
+
+/** Loads the session's user into `c.var.user`, or answers 401. */
+export function requireSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const token = getCookie(c, SESSION_COOKIE);
+    const session = token ? await resolveSession(deps, token) : null;
+    if (!session) throw new AppError('UNAUTHORIZED', 'Sign in to continue');
+    c.set('user', session.user);
+    c.set('sessionId', session.sessionId);
+    await next();
+  };
+}
+
+/** Counts a request against the per-address limit; over it, 429 with Retry-After. */
+export async function limitPerIp(deps: AppDeps, c: Context, bucket: string): Promise<void> {
+  const { max, windowMs } = deps.rateLimits.perIp;
+  const now = deps.now();
+  const { count, resetAt } = await deps.rateLimitStore.hit(
+    `${bucket}:${clientIp(c, deps.trustProxy)}`,
+    windowMs,
+    now,
+  );
+  if (count > max) {
+    throw new AppError('RATE_LIMITED', 'Too many requests. Try again shortly.', {
+      retryAfter: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+    });
+  }
+}

@@ -1,0 +1,79 @@
+import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '@hono/node-server';
+import { createApp } from './app.js';
+import { openDatabase } from './db/client.js';
+import { loadEnv } from './env.js';
+import { createLogger } from './lib/logger.js';
+import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
+import { readVersion } from './version.js';
+
+/** Where the built web app is, from source (src/server) or from the bundle (dist/server). */
+function webDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return here.endsWith(path.join('dist', 'server'))
+    ? path.resolve(here, '../web')
+    : path.resolve(here, '../../dist/web');
+}
+
+async function main() {
+  const env = loadEnv();
+  const logger = createLogger(env.logLevel);
+  await mkdir(env.dataDir, { recursive: true });
+  const database = await openDatabase({ url: env.databaseUrl, dataDir: path.join(env.dataDir, 'pglite') });
+  const version = readVersion();
+  const app = createApp(
+    {
+      db: database.db,
+      dbKind: database.kind,
+      dataDir: env.dataDir,
+      logger,
+      now: Date.now,
+      rateLimitStore: createMemoryRateLimitStore(),
+      rateLimits: DEFAULT_RATE_LIMITS,
+      trustProxy: env.trustProxy,
+      version,
+    },
+    { webDir: webDir() },
+  );
+
+  const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, (info) => {
+    logger.info('AutoCoder is listening', {
+      url: `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${info.port}`,
+      database: database.kind,
+      dataDir: env.dataDir,
+      version,
+    });
+  }) as Server;
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    // Refuse new connections, let in-flight requests finish, then close the database.
+    const force = setTimeout(() => {
+      logger.warn('in-flight requests did not finish in 10 s; closing anyway');
+      server.closeAllConnections();
+    }, 10_000);
+    force.unref();
+    server.closeIdleConnections();
+    server.close(async () => {
+      clearTimeout(force);
+      await database.close();
+      logger.info('stopped');
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `AutoCoder failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

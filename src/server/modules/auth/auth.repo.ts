@@ -1,0 +1,32 @@
+import { and, eq, gt } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { sessions, users } from '../../db/schema.js';
+
+export async function findUserByEmail(db: Db, email: string) {
+  const [row] = await db.select().from(users).where(eq(users.email, email)).limit(1);
+  return row ?? null;
+}
+
+export async function insertUser(db: Db, values: { id: string; email: string; passwordHash: string }) {
+  const [row] = await db.insert(users).values(values).returning();
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+export async function insertSession(db: Db, values: { id: string; userId: string; expiresAt: Date }) {
+  await db.insert(sessions).values(values);
+}
+
+export async function findSessionUser(db: Db, sessionId: string, now: Date) {
+  const [row] = await db
+    .select({ id: users.id, email: users.email, createdAt: users.createdAt })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now)))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function deleteSession(db: Db, sessionId: string) {
+  await db.delete(sessions).where(eq(sessions.id, sessionId));
+}

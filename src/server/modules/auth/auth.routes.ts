@@ -1,0 +1,46 @@
+import { type Context, Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { loginSchema, registerSchema } from '../../../contracts/auth.js';
+import type { AppDeps, AppEnv, SessionUser } from '../../deps.js';
+import { isHttps } from '../../http/client-ip.js';
+import { limitPerIp, requireSession, SESSION_COOKIE } from '../../http/middleware.js';
+import { readJson } from '../../lib/validate.js';
+import { type IssuedSession, login, logout, register } from './auth.js';
+
+const publicUser = (user: SessionUser) => ({
+  id: user.id,
+  email: user.email,
+  createdAt: user.createdAt.toISOString(),
+});
+
+export function authRoutes(deps: AppDeps) {
+  const setSessionCookie = (c: Context, session: IssuedSession) =>
+    setCookie(c, SESSION_COOKIE, session.token, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: isHttps(c, deps.trustProxy),
+      path: '/',
+      expires: session.expiresAt,
+    });
+
+  return new Hono<AppEnv>()
+    .post('/register', async (c) => {
+      await limitPerIp(deps, c, 'auth');
+      const session = await register(deps, await readJson(c, registerSchema));
+      setSessionCookie(c, session);
+      return c.json({ user: publicUser(session.user) }, 201);
+    })
+    .post('/login', async (c) => {
+      await limitPerIp(deps, c, 'auth');
+      const session = await login(deps, await readJson(c, loginSchema));
+      setSessionCookie(c, session);
+      return c.json({ user: publicUser(session.user) });
+    })
+    .post('/logout', async (c) => {
+      const token = getCookie(c, SESSION_COOKIE);
+      if (token) await logout(deps, token);
+      deleteCookie(c, SESSION_COOKIE, { path: '/' });
+      return c.body(null, 204);
+    })
+    .get('/me', requireSession(deps), (c) => c.json({ user: publicUser(c.var.user) }));
+}

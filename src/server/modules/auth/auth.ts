@@ -1,0 +1,94 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+import type { LoginInput, RegisterInput } from '../../../contracts/auth.js';
+import type { AppDeps, SessionUser } from '../../deps.js';
+import { isUniqueViolation } from '../../lib/db-errors.js';
+import { AppError } from '../../lib/errors.js';
+import { createProjectForUser, DEFAULT_PROJECT_NAME } from '../projects/projects.js';
+import { deleteSession, findSessionUser, findUserByEmail, insertSession, insertUser } from './auth.repo.js';
+
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** argon2id with the library's defaults (19 MiB, 2 passes), the OWASP baseline. */
+const hashPassword = (password: string) => hash(password);
+
+/** Verified when the email is unknown, so that an unknown email costs as long as a wrong password. */
+let dummyHash: Promise<string> | undefined;
+
+const sessionIdOf = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export interface IssuedSession {
+  token: string;
+  expiresAt: Date;
+  user: SessionUser;
+}
+
+async function issueSession(deps: AppDeps, user: SessionUser): Promise<IssuedSession> {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(deps.now() + SESSION_TTL_MS);
+  await insertSession(deps.db, { id: sessionIdOf(token), userId: user.id, expiresAt });
+  return { token, expiresAt, user };
+}
+
+/** Creates the user and their default project, and signs them in. */
+export async function register(deps: AppDeps, input: RegisterInput): Promise<IssuedSession> {
+  if (await findUserByEmail(deps.db, input.email)) throw emailTaken();
+  const passwordHash = await hashPassword(input.password);
+  const userId = randomUUID();
+  let user: SessionUser;
+  try {
+    user = await insertUser(deps.db, { id: userId, email: input.email, passwordHash });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw emailTaken();
+    throw error;
+  }
+  await createProjectForUser(deps, user.id, { name: DEFAULT_PROJECT_NAME });
+  deps.logger.info('user registered', { userId: user.id });
+  return issueSession(deps, { id: user.id, email: user.email, createdAt: user.createdAt });
+}
+
+const emailTaken = () => new AppError('EMAIL_TAKEN', 'An account with this email already exists');
+const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
+
+/**
+ * Checks credentials. Every failure — unknown email, wrong password, malformed input —
+ * is the same 401, and failed attempts count against the email's rate limit.
+ */
+export async function login(deps: AppDeps, input: LoginInput): Promise<IssuedSession> {
+  const limit = deps.rateLimits.failedLoginsPerEmail;
+  const key = `login-fail:${input.email}`;
+  const now = deps.now();
+  const seen = await deps.rateLimitStore.peek(key, now);
+  if (seen && seen.count >= limit.max) {
+    throw new AppError('RATE_LIMITED', 'Too many failed sign-in attempts. Try again later.', {
+      retryAfter: Math.max(1, Math.ceil((seen.resetAt - now) / 1000)),
+    });
+  }
+  const user = input.email ? await findUserByEmail(deps.db, input.email) : null;
+  dummyHash ??= hashPassword(randomUUID());
+  const ok = user
+    ? await verify(user.passwordHash, input.password)
+    : await verify(await dummyHash, input.password).then(() => false);
+  if (!user || !ok) {
+    await deps.rateLimitStore.hit(key, limit.windowMs, now);
+    throw invalidCredentials();
+  }
+  await deps.rateLimitStore.reset(key);
+  return issueSession(deps, { id: user.id, email: user.email, createdAt: user.createdAt });
+}
+
+/** Ends the session on the server: its cookie stops working at once. */
+export async function logout(deps: AppDeps, token: string): Promise<void> {
+  await deleteSession(deps.db, sessionIdOf(token));
+}
+
+/** The user a session token belongs to, or null when it is unknown or expired. */
+export async function resolveSession(
+  deps: AppDeps,
+  token: string,
+): Promise<{ user: SessionUser; sessionId: string } | null> {
+  if (!token || token.length > 128) return null;
+  const sessionId = sessionIdOf(token);
+  const user = await findSessionUser(deps.db, sessionId, new Date(deps.now()));
+  return user ? { user, sessionId } : null;
+}

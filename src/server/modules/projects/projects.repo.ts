@@ -1,0 +1,66 @@
+import { and, asc, count, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { projects } from '../../db/schema.js';
+
+export type ProjectRow = typeof projects.$inferSelect;
+
+export async function listProjectRows(db: Db, userId: string): Promise<ProjectRow[]> {
+  return db
+    .select()
+    .from(projects)
+    .where(eq(projects.userId, userId))
+    .orderBy(asc(projects.createdAt), asc(projects.id));
+}
+
+/** The project when it exists and belongs to the user; null otherwise (the caller answers 404 either way). */
+export async function findOwnedProject(
+  db: Db,
+  userId: string,
+  projectId: string,
+): Promise<ProjectRow | null> {
+  const [row] = await db
+    .select()
+    .from(projects)
+    .where(and(eq(projects.id, projectId), eq(projects.userId, userId)))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function insertProject(db: Db, values: typeof projects.$inferInsert): Promise<ProjectRow> {
+  const [row] = await db.insert(projects).values(values).returning();
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+export async function renameProject(db: Db, projectId: string, name: string, now: Date): Promise<ProjectRow> {
+  const [row] = await db
+    .update(projects)
+    .set({ name, updatedAt: now })
+    .where(eq(projects.id, projectId))
+    .returning();
+  if (!row) throw new Error('update returned no row');
+  return row;
+}
+
+/**
+ * Deletes a project unless it is the user's last one, in one transaction so two
+ * concurrent deletes cannot both pass the check. Returns false when it was the last.
+ */
+export async function deleteProjectUnlessLast(db: Db, userId: string, projectId: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    // Lock the user's projects so the count stays true until commit.
+    const owned = await tx
+      .select({ id: projects.id })
+      .from(projects)
+      .where(eq(projects.userId, userId))
+      .for('update');
+    if (owned.length <= 1) return false;
+    await tx.delete(projects).where(and(eq(projects.id, projectId), eq(projects.userId, userId)));
+    return true;
+  });
+}
+
+export async function countProjects(db: Db, userId: string): Promise<number> {
+  const [row] = await db.select({ value: count() }).from(projects).where(eq(projects.userId, userId));
+  return row?.value ?? 0;
+}

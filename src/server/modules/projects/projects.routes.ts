@@ -1,0 +1,46 @@
+import { Hono } from 'hono';
+import {
+  createProjectSchema,
+  filePathQuerySchema,
+  updateProjectSchema,
+} from '../../../contracts/projects.js';
+import type { AppDeps, AppEnv } from '../../deps.js';
+import { readId, readJson, readQuery } from '../../lib/validate.js';
+import {
+  createProjectForUser,
+  deleteOwnedProject,
+  getOwnedProject,
+  listProjects,
+  projectFile,
+  projectTree,
+  renameOwnedProject,
+  toProject,
+} from './projects.js';
+
+export function projectRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>()
+    .get('/', async (c) => c.json({ projects: await listProjects(deps, c.var.user.id) }))
+    .post('/', async (c) => {
+      const input = await readJson(c, createProjectSchema);
+      return c.json(await createProjectForUser(deps, c.var.user.id, input), 201);
+    })
+    .get('/:id', async (c) => {
+      const row = await getOwnedProject(deps, c.var.user.id, readId(c, 'id', 'project'));
+      return c.json(toProject(row));
+    })
+    .patch('/:id', async (c) => {
+      const id = readId(c, 'id', 'project');
+      const { name } = await readJson(c, updateProjectSchema);
+      return c.json(await renameOwnedProject(deps, c.var.user.id, id, name));
+    })
+    .delete('/:id', async (c) => {
+      await deleteOwnedProject(deps, c.var.user.id, readId(c, 'id', 'project'));
+      return c.body(null, 204);
+    })
+    .get('/:id/tree', async (c) => c.json(await projectTree(deps, c.var.user.id, readId(c, 'id', 'project'))))
+    .get('/:id/file', async (c) => {
+      const id = readId(c, 'id', 'project');
+      const { path } = readQuery(c, filePathQuerySchema);
+      return c.json(await projectFile(deps, c.var.user.id, id, path));
+    });
+}

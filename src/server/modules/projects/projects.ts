@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import type { CreateProjectInput, Project, ProjectFile, ProjectTree } from '../../../contracts/projects.js';
+import type { AppDeps } from '../../deps.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import {
+  cloneRepository,
+  initRepository,
+  listTree,
+  readRepositoryFile,
+  removeRepository,
+  repositoryPath,
+} from '../workspace/repository.js';
+import {
+  deleteProjectUnlessLast,
+  findOwnedProject,
+  insertProject,
+  listProjectRows,
+  type ProjectRow,
+  renameProject,
+} from './projects.repo.js';
+
+export const DEFAULT_PROJECT_NAME = 'My Project';
+
+export function toProject(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    repoUrl: row.repoUrl,
+    defaultBranch: row.defaultBranch,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export async function listProjects(deps: AppDeps, userId: string): Promise<Project[]> {
+  return (await listProjectRows(deps.db, userId)).map(toProject);
+}
+
+/** The user's project, or 404 PROJECT_NOT_FOUND whether it is missing or someone else's. */
+export async function getOwnedProject(deps: AppDeps, userId: string, projectId: string): Promise<ProjectRow> {
+  const row = await findOwnedProject(deps.db, userId, projectId);
+  if (!row) throw notFound('PROJECT_NOT_FOUND', 'Project');
+  return row;
+}
+
+/**
+ * Creates a project with its repository: a new one with an initial commit on `main`,
+ * or a clone of a local repository (`importPath`) or of a git URL (`repoUrl`).
+ */
+export async function createProjectForUser(
+  deps: AppDeps,
+  userId: string,
+  input: CreateProjectInput,
+): Promise<Project> {
+  const id = randomUUID();
+  const dir = repositoryPath(deps.dataDir, id);
+  let repo: { repoUrl: string; defaultBranch: string };
+  if (input.importPath) repo = await cloneRepository({ importPath: input.importPath }, dir);
+  else if (input.repoUrl) repo = await cloneRepository({ repoUrl: input.repoUrl }, dir);
+  else repo = { repoUrl: dir, ...(await initRepository(dir)) };
+  try {
+    const row = await insertProject(deps.db, {
+      id,
+      userId,
+      name: input.name,
+      repoPath: dir,
+      repoUrl: repo.repoUrl,
+      defaultBranch: repo.defaultBranch,
+    });
+    deps.logger.info('project created', { projectId: id, userId });
+    return toProject(row);
+  } catch (error) {
+    await removeRepository(dir);
+    throw error;
+  }
+}
+
+export async function renameOwnedProject(deps: AppDeps, userId: string, projectId: string, name: string) {
+  await getOwnedProject(deps, userId, projectId);
+  return toProject(await renameProject(deps.db, projectId, name, new Date(deps.now())));
+}
+
+/** Deletes the project, its tasks and runs, then its repository. The last project stays. */
+export async function deleteOwnedProject(deps: AppDeps, userId: string, projectId: string): Promise<void> {
+  const row = await getOwnedProject(deps, userId, projectId);
+  if (!(await deleteProjectUnlessLast(deps.db, userId, projectId))) {
+    throw new AppError('LAST_PROJECT', 'You cannot delete your only project. Create another project first.');
+  }
+  await removeRepository(row.repoPath);
+  deps.logger.info('project deleted', { projectId, userId });
+}
+
+export async function projectTree(deps: AppDeps, userId: string, projectId: string): Promise<ProjectTree> {
+  const row = await getOwnedProject(deps, userId, projectId);
+  return listTree(row.repoPath, row.defaultBranch);
+}
+
+export async function projectFile(
+  deps: AppDeps,
+  userId: string,
+  projectId: string,
+  path: string,
+): Promise<ProjectFile> {
+  const row = await getOwnedProject(deps, userId, projectId);
+  return readRepositoryFile(row.repoPath, row.defaultBranch, path);
+}

@@ -1,0 +1,136 @@
+import type {
+  CreateTaskInput,
+  ListTasksQuery,
+  Subtask,
+  Task,
+  TaskCategory,
+  TaskPriority,
+  TaskStatus,
+  UpdateTaskInput,
+  UpdateTaskStatusInput,
+} from '../../../contracts/tasks.js';
+import { canMoveManually, MANUAL_TRANSITIONS } from '../../../contracts/tasks.js';
+import type { AppDeps } from '../../deps.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { getOwnedProject } from '../projects/projects.js';
+import { POSITION_STEP, positionAt } from './positions.js';
+import {
+  columnPositions,
+  deleteTaskRow,
+  findOwnedTask,
+  insertTask,
+  listTaskRows,
+  maxPosition,
+  renumberColumn,
+  type TaskRow,
+  updateTaskRow,
+} from './tasks.repo.js';
+
+export function toTask(row: TaskRow): Task {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    title: row.title,
+    description: row.description,
+    category: row.category as TaskCategory,
+    priority: row.priority as TaskPriority,
+    status: row.status as TaskStatus,
+    position: row.position,
+    subtasks: (row.subtasks as Subtask[] | null) ?? null,
+    pipelineState: (row.pipelineState as Record<string, unknown> | null) ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export async function listTasks(deps: AppDeps, userId: string, query: ListTasksQuery): Promise<Task[]> {
+  await getOwnedProject(deps, userId, query.projectId);
+  return (await listTaskRows(deps.db, query)).map(toTask);
+}
+
+/** The user's task, or 404 TASK_NOT_FOUND whether it is missing or someone else's. */
+export async function getOwnedTask(deps: AppDeps, userId: string, taskId: string): Promise<TaskRow> {
+  const row = await findOwnedTask(deps.db, userId, taskId);
+  if (!row) throw notFound('TASK_NOT_FOUND', 'Task');
+  return row;
+}
+
+/** Creates a task at the bottom of its column. */
+export async function createTask(deps: AppDeps, userId: string, input: CreateTaskInput): Promise<Task> {
+  await getOwnedProject(deps, userId, input.projectId);
+  const last = await maxPosition(deps.db, input.projectId, input.status);
+  const row = await insertTask(deps.db, { ...input, position: (last ?? 0) + POSITION_STEP });
+  return toTask(row);
+}
+
+export async function updateTask(
+  deps: AppDeps,
+  userId: string,
+  taskId: string,
+  input: UpdateTaskInput,
+): Promise<Task> {
+  await getOwnedTask(deps, userId, taskId);
+  const row = await updateTaskRow(deps.db, taskId, { ...input, updatedAt: new Date(deps.now()) });
+  if (!row) throw notFound('TASK_NOT_FOUND', 'Task');
+  return toTask(row);
+}
+
+/**
+ * A move made by a person: between columns only where MANUAL_TRANSITIONS allows,
+ * and to any place within a column. Refused moves name the allowed targets.
+ */
+export async function moveTask(
+  deps: AppDeps,
+  userId: string,
+  taskId: string,
+  input: UpdateTaskStatusInput,
+): Promise<Task> {
+  const task = await getOwnedTask(deps, userId, taskId);
+  const from = task.status as TaskStatus;
+  if (!canMoveManually(from, input.status)) {
+    const allowed = MANUAL_TRANSITIONS[from];
+    const reason =
+      input.status === 'done'
+        ? 'A task reaches Done only by approving its review.'
+        : input.status === 'building' || input.status === 'review'
+          ? `A task enters ${input.status} only through the pipeline.`
+          : `A task in ${from} cannot be moved by hand.`;
+    throw new AppError(
+      'INVALID_TRANSITION',
+      `Cannot move a task from ${from} to ${input.status}. ${reason} Allowed: ${allowed.length ? allowed.join(', ') : 'none'}.`,
+      { from, to: input.status, allowed: [...allowed] },
+    );
+  }
+  const position = await placeInColumn(deps, task, input.status, input.position);
+  const row = await updateTaskRow(deps.db, taskId, {
+    status: input.status,
+    position,
+    updatedAt: new Date(deps.now()),
+  });
+  if (!row) throw notFound('TASK_NOT_FOUND', 'Task');
+  return toTask(row);
+}
+
+async function placeInColumn(deps: AppDeps, task: TaskRow, status: string, index: number | undefined) {
+  const others = await columnPositions(deps.db, task.projectId, status, task.id);
+  if (index === undefined) {
+    // No place asked for: keep the card where it is within its column, or append it to a new one.
+    if (status === task.status) return task.position;
+    const last = others.at(-1);
+    return last ? last.position + POSITION_STEP : POSITION_STEP;
+  }
+  const positions = others.map((other) => other.position);
+  const position = positionAt(positions, index);
+  if (position !== null) return position;
+  await renumberColumn(deps.db, others, POSITION_STEP);
+  return positionAt(
+    others.map((_, i) => (i + 1) * POSITION_STEP),
+    index,
+  ) as number;
+}
+
+/** Deletes a task; its pipeline runs go with it (ON DELETE CASCADE). */
+export async function deleteTask(deps: AppDeps, userId: string, taskId: string): Promise<void> {
+  await getOwnedTask(deps, userId, taskId);
+  await deleteTaskRow(deps.db, taskId);
+}

@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs';
+import { mkdir, realpath, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ProjectFile, ProjectTree } from '../../../contracts/projects.js';
+import { AppError } from '../../lib/errors.js';
+import { GitError, git, gitText } from '../../lib/git.js';
+import { safeRelativePath } from './paths.js';
+
+/** How long a clone may take before it is abandoned with a clear error. */
+export const CLONE_TIMEOUT_MS = 60_000;
+/** Files larger than this are sent truncated. */
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+export function repositoryPath(dataDir: string, projectId: string): string {
+  return path.join(dataDir, 'repos', projectId);
+}
+
+/** A new repository with one empty commit on `main`. */
+export async function initRepository(dir: string): Promise<{ defaultBranch: string }> {
+  await mkdir(path.dirname(dir), { recursive: true });
+  await git(['init', '--quiet', '--initial-branch=main', dir]);
+  await git(['commit', '--quiet', '--allow-empty', '-m', 'Initial commit'], { cwd: dir });
+  return { defaultBranch: 'main' };
+}
+
+/** Hides credentials in a URL (`https://user:token@host` → `https://***@host`). */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1***@');
+}
+
+const ALLOWED_URL = /^(https?|git|ssh):\/\/[^\s]+$|^[\w.-]+@[\w.-]+:[^\s]+$/i;
+
+/**
+ * Clones a repository into `dir`. `source` is a local path (importPath) or a URL (repoUrl).
+ * Returns the canonical URL (the origin's, credentials removed) and the default branch.
+ */
+export async function cloneRepository(
+  source: { importPath: string } | { repoUrl: string },
+  dir: string,
+): Promise<{ repoUrl: string; defaultBranch: string }> {
+  let from: string;
+  let canonical: string;
+  if ('importPath' in source) {
+    if (!path.isAbsolute(source.importPath)) {
+      throw new AppError('VALIDATION_ERROR', 'importPath must be an absolute path', {
+        fields: { importPath: ['Must be an absolute path on the server'] },
+      });
+    }
+    const resolved = await realpath(source.importPath).catch(() => null);
+    if (!resolved || !(await stat(resolved)).isDirectory()) {
+      throw new AppError('REPO_IMPORT_FAILED', `No directory at ${source.importPath}`);
+    }
+    if (!existsSync(path.join(resolved, '.git')) && !existsSync(path.join(resolved, 'HEAD'))) {
+      throw new AppError('REPO_IMPORT_FAILED', `${source.importPath} is not a git repository`);
+    }
+    from = resolved;
+    canonical = (await originOf(resolved)) ?? resolved;
+  } else {
+    if (!ALLOWED_URL.test(source.repoUrl)) {
+      throw new AppError('VALIDATION_ERROR', 'repoUrl must be an http(s), git or ssh URL', {
+        fields: { repoUrl: ['Must be an http(s)://, git://, ssh:// or user@host:path URL'] },
+      });
+    }
+    from = source.repoUrl;
+    canonical = redactUrl(source.repoUrl);
+  }
+  await mkdir(path.dirname(dir), { recursive: true });
+  try {
+    await git(['clone', '--quiet', '--no-local', '--', from, dir], { timeoutMs: CLONE_TIMEOUT_MS });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    if (error instanceof GitError) {
+      throw new AppError(
+        'REPO_IMPORT_FAILED',
+        `Could not clone ${redactUrl(from)}: ${redactUrl(error.message)}`,
+      );
+    }
+    throw error;
+  }
+  const defaultBranch = (await currentBranch(dir)) ?? 'main';
+  // An empty repository has no commit yet: give it one so that branches can start from it.
+  if (!(await headCommit(dir, defaultBranch))) {
+    await git(['commit', '--quiet', '--allow-empty', '-m', 'Initial commit'], { cwd: dir });
+  }
+  // Keep the clone's origin pointing at the canonical URL, never at a URL with credentials in it.
+  if ('repoUrl' in source) await git(['remote', 'set-url', 'origin', canonical], { cwd: dir });
+  return { repoUrl: canonical, defaultBranch };
+}
+
+async function originOf(dir: string): Promise<string | null> {
+  try {
+    const url = (await gitText(['config', '--get', 'remote.origin.url'], { cwd: dir })).trim();
+    return url ? redactUrl(url) : null;
+  } catch {
+    return null; // exit code 1: no origin configured
+  }
+}
+
+async function currentBranch(dir: string): Promise<string | null> {
+  const name = (
+    await gitText(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir }).catch(() => '')
+  ).trim();
+  return name || null;
+}
+
+async function headCommit(dir: string, branch: string): Promise<string | null> {
+  try {
+    return (
+      await gitText(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: dir })
+    ).trim();
+  } catch {
+    return null; // the branch has no commit yet
+  }
+}
+
+export async function removeRepository(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** Every file of a branch, with sizes. */
+export async function listTree(dir: string, branch: string): Promise<ProjectTree> {
+  const commit = await headCommit(dir, branch);
+  if (!commit) return { branch, commit: null, entries: [] };
+  const out = await gitText(['ls-tree', '-r', '-l', '-z', '--full-tree', commit], { cwd: dir });
+  const entries = out
+    .split('\0')
+    .filter(Boolean)
+    .flatMap((line) => {
+      // "<mode> <type> <object> <size>\t<path>"
+      const tab = line.indexOf('\t');
+      const [, type, , size] = line.slice(0, tab).split(/\s+/);
+      if (type !== 'blob') return [];
+      return [{ path: line.slice(tab + 1), size: Number(size) || 0 }];
+    });
+  return { branch, commit, entries };
+}
+
+/** One file of a branch; paths are confined to the repository. */
+export async function readRepositoryFile(
+  dir: string,
+  branch: string,
+  filePath: string,
+): Promise<ProjectFile> {
+  const safe = safeRelativePath(filePath);
+  if (!safe) {
+    throw new AppError(
+      'INVALID_PATH',
+      'Path must be relative to the repository, without "..", and outside .git/',
+    );
+  }
+  const commit = await headCommit(dir, branch);
+  if (!commit) throw new AppError('FILE_NOT_FOUND', `${safe} not found`);
+  let size: number;
+  try {
+    const meta = (await gitText(['cat-file', '-s', `${commit}:${safe}`], { cwd: dir })).trim();
+    size = Number(meta);
+    const type = (await gitText(['cat-file', '-t', `${commit}:${safe}`], { cwd: dir })).trim();
+    if (type !== 'blob') throw new AppError('FILE_NOT_FOUND', `${safe} is not a file`);
+  } catch (error) {
+    if (error instanceof GitError) throw new AppError('FILE_NOT_FOUND', `${safe} not found`);
+    throw error;
+  }
+  const { stdout, truncated } = await git(['cat-file', 'blob', `${commit}:${safe}`], {
+    cwd: dir,
+    maxOutputBytes: MAX_FILE_BYTES,
+  });
+  const isText = !stdout.subarray(0, 8000).includes(0);
+  return {
+    path: safe,
+    size,
+    isText,
+    truncated: truncated || size > stdout.length,
+    content: isText ? stdout.toString('utf8') : '',
+  };
+}

@@ -1,0 +1,132 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type App, createApp } from '../app.js';
+import type { Database } from '../db/client.js';
+import type { AppDeps } from '../deps.js';
+import { createLogger } from '../lib/logger.js';
+import { createMemoryRateLimitStore, type RateLimits } from '../lib/rate-limit.js';
+import { openTestDatabase } from './test-db.js';
+
+/** Limits high enough that a test suite registering many users never meets them. */
+export const RELAXED_LIMITS: RateLimits = {
+  perIp: { max: 100_000, windowMs: 60_000 },
+  failedLoginsPerEmail: { max: 10, windowMs: 15 * 60_000 },
+};
+
+export interface TestApp {
+  app: App;
+  deps: AppDeps;
+  database: Database;
+  /** Moves the app's clock forward. */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+/** The real app over a real database (PGlite, or PostgreSQL via TEST_DATABASE_URL) and a temp data dir. */
+export async function createTestApp(overrides: Partial<AppDeps> = {}): Promise<TestApp> {
+  const database = await openTestDatabase();
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'autocoder-test-'));
+  let offset = 0;
+  const deps: AppDeps = {
+    db: database.db,
+    dbKind: database.kind,
+    dataDir,
+    logger: createLogger('silent'),
+    now: () => Date.now() + offset,
+    rateLimitStore: createMemoryRateLimitStore(),
+    rateLimits: RELAXED_LIMITS,
+    trustProxy: false,
+    version: 'test',
+    ...overrides,
+  };
+  return {
+    app: createApp(deps),
+    deps,
+    database,
+    advance(ms) {
+      offset += ms;
+    },
+    async close() {
+      await database.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ClientResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A browser-like client of the app: keeps its session cookie, sends JSON, sends our Origin on writes. */
+export class TestClient {
+  cookie = '';
+
+  constructor(private readonly app: App) {}
+
+  async request<T = Record<string, unknown>>(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ClientResponse<T>> {
+    const init: RequestInit = {
+      method,
+      headers: {
+        host: 'localhost',
+        ...(method === 'GET' ? {} : { origin: 'http://localhost' }),
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    };
+    const res = await this.app.request(`http://localhost${url}`, init);
+    const setCookie = res.headers.get('set-cookie');
+    if (setCookie) {
+      const pair = setCookie.split(';')[0] ?? '';
+      this.cookie = /=$/.test(pair) || /Max-Age=0/i.test(setCookie) ? '' : pair;
+    }
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+
+  get<T = Record<string, unknown>>(url: string) {
+    return this.request<T>('GET', url);
+  }
+  post<T = Record<string, unknown>>(url: string, body?: unknown) {
+    return this.request<T>('POST', url, body);
+  }
+  patch<T = Record<string, unknown>>(url: string, body?: unknown) {
+    return this.request<T>('PATCH', url, body);
+  }
+  delete<T = Record<string, unknown>>(url: string) {
+    return this.request<T>('DELETE', url);
+  }
+}
+
+let counter = 0;
+
+/** Registers a fresh user and returns a client signed in as them, with their default project's id. */
+export async function signedInClient(app: App, email?: string) {
+  const client = new TestClient(app);
+  counter += 1;
+  const address = email ?? `user${counter}-${Date.now()}@example.com`;
+  const res = await client.post<{ user: { id: string } }>('/api/auth/register', {
+    email: address,
+    password: 'correct horse battery',
+  });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const projects = await client.get<{ projects: { id: string }[] }>('/api/projects');
+  const projectId = projects.body.projects[0]?.id;
+  if (!projectId) throw new Error('no default project');
+  return { client, email: address, userId: res.body.user.id, projectId };
+}
