@@ -12,6 +12,8 @@ const envSchema = z.object({
     .or(z.literal('').transform(() => undefined)),
   REDIS_URL: z.string().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Login/register requests allowed per client address per minute. */
+  AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy in front of the server. */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
@@ -27,6 +29,7 @@ export type Env = {
   redisUrl: string | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   trustProxy: boolean;
+  authRequestsPerMinute: number;
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -45,5 +48,6 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
+    authRequestsPerMinute: env.AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE,
   };
 }

@@ -32,7 +32,7 @@ async function main() {
       logger,
       now: Date.now,
       rateLimitStore: createMemoryRateLimitStore(),
-      rateLimits: DEFAULT_RATE_LIMITS,
+      rateLimits: { ...DEFAULT_RATE_LIMITS, perIp: { max: env.authRequestsPerMinute, windowMs: 60_000 } },
       trustProxy: env.trustProxy,
       version,
     },
