@@ -1,0 +1,243 @@
+import { z } from 'zod';
+import { cleanString, rawString } from './common.js';
+import type { TaskStatus } from './tasks.js';
+
+/** Seed 004 step 2: the phase a run is in, or how it ended. */
+export const PIPELINE_PHASES = ['planning', 'coding', 'reviewing', 'fixing', 'completed', 'failed', 'cancelled', 'paused'] as const;
+export type PipelinePhase = (typeof PIPELINE_PHASES)[number];
+/** Phases in which agents work (the ones a run can fail or pause in). */
+export const ACTIVE_PHASES = ['planning', 'coding', 'reviewing', 'fixing'] as const;
+export type ActivePhase = (typeof ACTIVE_PHASES)[number];
+
+export const PIPELINE_STATUSES = ['running', 'passed', 'failed', 'cancelled', 'paused'] as const;
+export type PipelineStatus = (typeof PIPELINE_STATUSES)[number];
+
+export const AGENT_TYPES = ['planner', 'coder', 'reviewer'] as const;
+export type AgentType = (typeof AGENT_TYPES)[number];
+
+/** Review iterations before a run fails (BR-04-003). */
+export const MAX_ITERATIONS = 3;
+/** Provider-error retries of one agent call (BR-04-017). */
+export const MAX_RETRIES = 3;
+/** A review passes when the reviewer says so and scores at least this. */
+export const PASS_SCORE = 70;
+
+// ---- Agent outputs (untrusted: validated before use) ----------------------------------------
+
+export const subtaskSchema = z.object({
+  id: cleanString().min(1).max(100),
+  title: cleanString().min(1).max(200),
+  description: rawString().min(1).max(10_000),
+  order: z.number().int().min(1),
+  /** Files the subtask expects to touch (optional hint; used for context and, later, locks). */
+  files: z.array(cleanString().min(1).max(500)).max(50).optional(),
+});
+export const subtaskListSchema = z.object({ subtasks: z.array(subtaskSchema).min(1).max(10) });
+
+export const FILE_ACTIONS = ['create', 'modify', 'delete'] as const;
+export const fileChangeSchema = z.object({
+  filePath: cleanString().min(1).max(500),
+  language: cleanString().min(1).max(50),
+  content: rawString().max(1_000_000),
+  action: z.enum(FILE_ACTIONS),
+});
+export const fileChangesSchema = z.object({ files: z.array(fileChangeSchema).max(100) });
+
+export const FINDING_SEVERITIES = ['error', 'warning', 'info'] as const;
+export const findingSchema = z.object({
+  severity: z.enum(FINDING_SEVERITIES),
+  file: cleanString().min(1).max(500),
+  line: z.number().int().min(0),
+  message: rawString().min(1).max(5_000),
+});
+export const reviewResultSchema = z.object({
+  passed: z.boolean(),
+  score: z.number().min(0).max(100),
+  findings: z.array(findingSchema).max(200),
+});
+
+export type Subtask = z.infer<typeof subtaskSchema>;
+export type SubtaskList = z.infer<typeof subtaskListSchema>;
+export type FileAction = (typeof FILE_ACTIONS)[number];
+export type FileChange = z.infer<typeof fileChangeSchema>;
+export type FileChanges = z.infer<typeof fileChangesSchema>;
+export type FindingSeverity = (typeof FINDING_SEVERITIES)[number];
+export type ReviewFinding = z.infer<typeof findingSchema>;
+export type ReviewResult = z.infer<typeof reviewResultSchema>;
+
+// ---- Errors -----------------------------------------------------------------------------------
+
+export const ERROR_TYPES = ['api_error', 'parse_error', 'timeout', 'unknown'] as const;
+export type PipelineErrorType = (typeof ERROR_TYPES)[number];
+
+export const errorDetailsSchema = z.object({
+  type: z.enum(ERROR_TYPES),
+  message: z.string(),
+  statusCode: z.number().int().optional(),
+  failedAgent: z.enum(AGENT_TYPES).optional(),
+  failedPhase: z.enum(ACTIVE_PHASES).optional(),
+  retryable: z.boolean().default(true),
+  retryCount: z.number().int().min(0).default(0),
+  maxRetries: z.number().int().default(MAX_RETRIES),
+  timestamp: z.number(),
+});
+export type ErrorDetails = z.infer<typeof errorDetailsSchema>;
+
+// ---- Providers and settings ---------------------------------------------------------------------
+
+export const PROVIDERS = ['anthropic', 'openai', 'simulator'] as const;
+export type ProviderId = (typeof PROVIDERS)[number];
+
+export const PROVIDER_LABELS: Record<ProviderId, string> = {
+  anthropic: 'Anthropic (Claude)',
+  openai: 'OpenAI-compatible (Ollama, vLLM, LM Studio…)',
+  simulator: 'Simulated agents (offline demo)',
+};
+
+export interface AgentConfig {
+  model: string;
+  maxTokens: number;
+}
+
+/** Seed 004 AGENT_CONFIGS: the defaults when the user has not chosen otherwise (BR-04-016). */
+export const AGENT_CONFIGS: Record<AgentType, AgentConfig> = {
+  planner: { model: 'claude-sonnet-4-20250514', maxTokens: 4096 },
+  coder: { model: 'claude-sonnet-4-20250514', maxTokens: 8192 },
+  reviewer: { model: 'claude-sonnet-4-20250514', maxTokens: 4096 },
+};
+
+const agentConfigSchema = z.strictObject({
+  model: cleanString().min(1).max(200),
+  maxTokens: z.number().int().min(256).max(64_000),
+});
+
+/** Body of start / retry / request-changes: which provider and models to use. Keys travel in headers. */
+export const runOptionsSchema = z.strictObject({
+  provider: z.enum(PROVIDERS).optional(),
+  agents: z.strictObject({
+    planner: agentConfigSchema.optional(),
+    coder: agentConfigSchema.optional(),
+    reviewer: agentConfigSchema.optional(),
+  }).optional(),
+  /** OpenAI-compatible endpoint (provider "openai"); its key travels in `x-openai-key`. */
+  openaiBaseUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  /** Simulator directives (provider "simulator"), e.g. "review-fails=2,error=429@coder". */
+  scenario: cleanString().max(500).optional(),
+});
+export type RunOptions = z.infer<typeof runOptionsSchema>;
+
+export const requestChangesSchema = runOptionsSchema.extend({
+  feedback: cleanString().min(1, 'Feedback is required').max(5000, 'Feedback must be at most 5,000 characters'),
+});
+export type RequestChangesInput = z.infer<typeof requestChangesSchema>;
+
+/** Anthropic keys look like `sk-ant-…` (NFR-04-006). */
+export const ANTHROPIC_KEY_PATTERN = /^sk-ant-[A-Za-z0-9_-]{8,200}$/;
+
+// ---- Usage ----------------------------------------------------------------------------------------
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface AgentCallUsage extends TokenUsage {
+  agent: AgentType;
+  model: string;
+  /** Estimated cost in US dollars; 0 for the simulator and unknown models. */
+  costUsd: number;
+  durationMs: number;
+}
+
+// ---- Runs as the API shows them ------------------------------------------------------------------
+
+export interface PipelineRunSummary {
+  id: string;
+  taskId: string;
+  phase: PipelinePhase;
+  status: PipelineStatus;
+  iteration: number;
+  provider: ProviderId;
+  /** True for the offline simulator: its output is not AI. */
+  simulated: boolean;
+  branch: string | null;
+  baseCommit: string | null;
+  headCommit: string | null;
+  usage: TokenUsage & { costUsd: number };
+  reviewScore: number | null;
+  errorDetails: ErrorDetails | null;
+  startedAt: string;
+  completedAt: string | null;
+}
+
+export interface PipelineRunDetail extends PipelineRunSummary {
+  subtasks: Subtask[];
+  fileChanges: FileChanges;
+  reviewFindings: ReviewResult | null;
+  calls: AgentCallUsage[];
+  agentLogCounts: Record<AgentType, number>;
+}
+
+// ---- Events (SSE) ----------------------------------------------------------------------------------
+
+export interface AgentLogData {
+  runId: string;
+  agent: AgentType;
+  chunk: string;
+  timestamp: number;
+}
+export interface PhaseChangeData {
+  runId: string;
+  phase: PipelinePhase;
+  status: PipelineStatus;
+  iteration: number;
+  /** The subtask being coded, when in coding. */
+  subtask?: { index: number; total: number; title: string };
+  timestamp: number;
+}
+export interface TaskStatusData {
+  taskId: string;
+  newStatus: TaskStatus;
+  timestamp: number;
+}
+export interface ErrorEventData extends ErrorDetails {
+  runId: string;
+}
+export interface PipelineCompleteData {
+  runId: string;
+  taskId: string;
+  result: 'passed' | 'failed';
+  fileChanges?: FileChanges;
+  reviewFindings?: ReviewResult;
+  timestamp: number;
+}
+export interface UsageData {
+  runId: string;
+  call: AgentCallUsage;
+  total: TokenUsage & { costUsd: number };
+  timestamp: number;
+}
+export interface TimeoutData {
+  message: string;
+  timestamp: number;
+}
+export interface RunUpdateData {
+  run: PipelineRunSummary;
+  timestamp: number;
+}
+
+/** Every event a task's stream carries; the project stream carries task-status and run-update. */
+export type PipelineEvent =
+  | { type: 'agent-log'; data: AgentLogData }
+  | { type: 'phase-change'; data: PhaseChangeData }
+  | { type: 'task-status'; data: TaskStatusData }
+  | { type: 'error'; data: ErrorEventData }
+  | { type: 'pipeline-complete'; data: PipelineCompleteData }
+  | { type: 'usage'; data: UsageData }
+  | { type: 'run-update'; data: RunUpdateData }
+  | { type: 'timeout'; data: TimeoutData };
+
+export type PipelineEventType = PipelineEvent['type'];
+
+/** An event as stored and replayed: its id is its sequence number within its stream. */
+export type StoredEvent = PipelineEvent & { id: number };
