@@ -3,7 +3,16 @@ import { cleanString, rawString } from './common.js';
 import type { TaskStatus } from './tasks.js';
 
 /** Seed 004 step 2: the phase a run is in, or how it ended. */
-export const PIPELINE_PHASES = ['planning', 'coding', 'reviewing', 'fixing', 'completed', 'failed', 'cancelled', 'paused'] as const;
+export const PIPELINE_PHASES = [
+  'planning',
+  'coding',
+  'reviewing',
+  'fixing',
+  'completed',
+  'failed',
+  'cancelled',
+  'paused',
+] as const;
 export type PipelinePhase = (typeof PIPELINE_PHASES)[number];
 /** Phases in which agents work (the ones a run can fail or pause in). */
 export const ACTIVE_PHASES = ['planning', 'coding', 'reviewing', 'fixing'] as const;
@@ -114,20 +123,27 @@ const agentConfigSchema = z.strictObject({
 /** Body of start / retry / request-changes: which provider and models to use. Keys travel in headers. */
 export const runOptionsSchema = z.strictObject({
   provider: z.enum(PROVIDERS).optional(),
-  agents: z.strictObject({
-    planner: agentConfigSchema.optional(),
-    coder: agentConfigSchema.optional(),
-    reviewer: agentConfigSchema.optional(),
-  }).optional(),
+  agents: z
+    .strictObject({
+      planner: agentConfigSchema.optional(),
+      coder: agentConfigSchema.optional(),
+      reviewer: agentConfigSchema.optional(),
+    })
+    .optional(),
   /** OpenAI-compatible endpoint (provider "openai"); its key travels in `x-openai-key`. */
-  openaiBaseUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  openaiBaseUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
   /** Simulator directives (provider "simulator"), e.g. "review-fails=2,error=429@coder". */
   scenario: cleanString().max(500).optional(),
 });
 export type RunOptions = z.infer<typeof runOptionsSchema>;
 
 export const requestChangesSchema = runOptionsSchema.extend({
-  feedback: cleanString().min(1, 'Feedback is required').max(5000, 'Feedback must be at most 5,000 characters'),
+  feedback: cleanString()
+    .min(1, 'Feedback is required')
+    .max(5000, 'Feedback must be at most 5,000 characters'),
 });
 export type RequestChangesInput = z.infer<typeof requestChangesSchema>;
 

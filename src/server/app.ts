@@ -12,6 +12,8 @@ import type { AppDeps, AppEnv } from './deps.js';
 import { checkOrigin, requireSession } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { sseRoutes } from './modules/events/events.routes.js';
+import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
 import { taskRoutes } from './modules/tasks/tasks.routes.js';
 
@@ -61,8 +63,13 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.use('/api/projects', session);
   app.use('/api/tasks/*', session);
   app.use('/api/tasks', session);
+  app.use('/api/pipeline/*', session);
+  app.use('/api/sse/*', session);
   app.route('/api/projects', projectRoutes(deps));
   app.route('/api/tasks', taskRoutes(deps));
+  app.route('/api/tasks', startPipelineRoute(deps.orchestrator));
+  app.route('/api/pipeline', pipelineRoutes(deps.orchestrator, deps.events));
+  app.route('/api/sse', sseRoutes(deps, { log: deps.events, settings: deps.sse, shutdown: deps.shutdown }));
 
   app.all('/api/*', () => {
     throw new AppError('NOT_FOUND', 'No such API route');

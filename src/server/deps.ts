@@ -1,6 +1,9 @@
 import type { DatabaseKind, Db } from './db/client.js';
 import type { Logger } from './lib/logger.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
+import type { EventLog } from './modules/events/event-log.js';
+import type { SseSettings } from './modules/events/sse.js';
+import type { Orchestrator } from './modules/pipeline/orchestrator.js';
 
 /** Everything a module needs from the outside world, handed in by `createApp(deps)`. */
 export interface AppDeps {
@@ -16,6 +19,12 @@ export interface AppDeps {
   /** Trust X-Forwarded-* headers (behind a reverse proxy). */
   trustProxy: boolean;
   version: string;
+  /** The ordered, persisted log behind every SSE stream. */
+  events: EventLog;
+  orchestrator: Orchestrator;
+  sse: SseSettings;
+  /** Aborted when the server shuts down: long-lived responses (SSE) end. */
+  shutdown: AbortSignal;
 }
 
 export interface SessionUser {

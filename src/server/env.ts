@@ -14,6 +14,16 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Login/register requests allowed per client address per minute. */
   AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** The operator's default Anthropic key; a request's x-anthropic-key wins. Never logged or stored. */
+  ANTHROPIC_API_KEY: z.string().optional(),
+  /** An Anthropic-compatible endpoint (the SDK's own variable). */
+  ANTHROPIC_BASE_URL: z.string().optional(),
+  OPENAI_BASE_URL: z.string().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  /** Use a simulator that is already running (npm run simulator) instead of starting one in-process. */
+  AUTOCODER_SIMULATOR_URL: z.string().optional(),
+  /** Pause between simulated chunks, so a person can watch the agents type. */
+  AUTOCODER_SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(15),
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy in front of the server. */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
@@ -30,6 +40,12 @@ export type Env = {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   trustProxy: boolean;
   authRequestsPerMinute: number;
+  anthropicApiKey: string | undefined;
+  anthropicBaseUrl: string | undefined;
+  openaiBaseUrl: string | undefined;
+  openaiApiKey: string | undefined;
+  simulatorUrl: string | undefined;
+  simulatorDelayMs: number;
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -49,5 +65,11 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
     authRequestsPerMinute: env.AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE,
+    anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
+    anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
+    openaiBaseUrl: env.OPENAI_BASE_URL || undefined,
+    openaiApiKey: env.OPENAI_API_KEY || undefined,
+    simulatorUrl: env.AUTOCODER_SIMULATOR_URL || undefined,
+    simulatorDelayMs: env.AUTOCODER_SIMULATOR_DELAY_MS,
   };
 }

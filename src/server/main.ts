@@ -8,6 +8,7 @@ import { openDatabase } from './db/client.js';
 import { loadEnv } from './env.js';
 import { createLogger } from './lib/logger.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
+import { createRuntime } from './runtime.js';
 import { readVersion } from './version.js';
 
 /** Where the built web app is, from source (src/server) or from the bundle (dist/server). */
@@ -24,20 +25,26 @@ async function main() {
   await mkdir(env.dataDir, { recursive: true });
   const database = await openDatabase({ url: env.databaseUrl, dataDir: path.join(env.dataDir, 'pglite') });
   const version = readVersion();
-  const app = createApp(
-    {
-      db: database.db,
-      dbKind: database.kind,
-      dataDir: env.dataDir,
-      logger,
-      now: Date.now,
-      rateLimitStore: createMemoryRateLimitStore(),
-      rateLimits: { ...DEFAULT_RATE_LIMITS, perIp: { max: env.authRequestsPerMinute, windowMs: 60_000 } },
-      trustProxy: env.trustProxy,
-      version,
+  const runtime = await createRuntime({
+    database,
+    dataDir: env.dataDir,
+    logger,
+    now: Date.now,
+    rateLimitStore: createMemoryRateLimitStore(),
+    rateLimits: { ...DEFAULT_RATE_LIMITS, perIp: { max: env.authRequestsPerMinute, windowMs: 60_000 } },
+    trustProxy: env.trustProxy,
+    version,
+    providerDefaults: {
+      anthropicApiKey: env.anthropicApiKey,
+      anthropicBaseUrl: env.anthropicBaseUrl,
+      openaiBaseUrl: env.openaiBaseUrl,
+      openaiApiKey: env.openaiApiKey,
     },
-    { webDir: webDir() },
-  );
+    simulatorUrl: env.simulatorUrl,
+    simulatorChunkDelayMs: env.simulatorDelayMs,
+  });
+  await runtime.deps.orchestrator.recoverInterrupted();
+  const app = createApp(runtime.deps, { webDir: webDir() });
 
   const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, (info) => {
     logger.info('AutoCoder is listening', {
@@ -59,9 +66,11 @@ async function main() {
       server.closeAllConnections();
     }, 10_000);
     force.unref();
-    server.closeIdleConnections();
+    // End SSE streams and stop runs (marked failed, commits kept) before the server closes.
+    const closingRuntime = runtime.close().finally(() => server.closeIdleConnections());
     server.close(async () => {
       clearTimeout(force);
+      await closingRuntime;
       await database.close();
       logger.info('stopped');
       process.exit(0);

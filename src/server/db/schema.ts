@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -66,7 +78,7 @@ export const tasks = pgTable(
   (table) => [index('tasks_project_status_position_idx').on(table.projectId, table.status, table.position)],
 );
 
-/** One execution of the pipeline for a task (seed 004, step 1). */
+/** One execution of the pipeline for a task (seed 004, step 1, plus branch, commits and usage). */
 export const pipelineRuns = pgTable(
   'pipeline_runs',
   {
@@ -83,8 +95,55 @@ export const pipelineRuns = pgTable(
     errorDetails: jsonb('error_details'),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
+    /** anthropic | openai | simulator — never the key. */
+    provider: text('provider').notNull().default('anthropic'),
+    /** Models and token limits per agent, as chosen at start. */
+    agentConfigs: jsonb('agent_configs'),
+    /** The plan: subtasks in order. */
+    subtasks: jsonb('subtasks'),
+    /** Where the run stands inside its phase, so retry resumes at the failed agent call. */
+    cursor: jsonb('cursor'),
+    /** The person's feedback, one entry per request for changes. */
+    feedback: jsonb('feedback').notNull().default(sql`'[]'::jsonb`),
+    branch: text('branch'),
+    worktreePath: text('worktree_path'),
+    baseCommit: text('base_commit'),
+    headCommit: text('head_commit'),
+    mergeCommit: text('merge_commit'),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    /** One entry per agent call: agent, model, tokens, cost, duration. */
+    calls: jsonb('calls').notNull().default(sql`'[]'::jsonb`),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (table) => [index('pipeline_runs_task_started_idx').on(table.taskId, table.startedAt.desc())],
+  (table) => [
+    index('pipeline_runs_task_started_idx').on(table.taskId, table.startedAt.desc()),
+    // BR-04-002 held by the database too: at most one active run per task.
+    uniqueIndex('pipeline_runs_one_active_per_task')
+      .on(table.taskId)
+      .where(sql`status in ('running', 'paused')`),
+  ],
 );
 
-export const schema = { users, sessions, projects, tasks, pipelineRuns };
+/**
+ * Every event of every stream (a task's, a project's), in order. `seq` is the SSE id:
+ * monotonic within its stream. Agent-log chunks arrive here in batches.
+ */
+export const events = pgTable(
+  'events',
+  {
+    stream: text('stream').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    runId: uuid('run_id'),
+    type: text('type').notNull(),
+    data: jsonb('data').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.stream, table.seq] }),
+    index('events_run_idx').on(table.runId, table.seq),
+  ],
+);
+
+export const schema = { users, sessions, projects, tasks, pipelineRuns, events };

@@ -6,6 +6,7 @@ import type { Database } from '../db/client.js';
 import type { AppDeps } from '../deps.js';
 import { createLogger } from '../lib/logger.js';
 import { createMemoryRateLimitStore, type RateLimits } from '../lib/rate-limit.js';
+import { createRuntime, type RuntimeOptions } from '../runtime.js';
 import { openTestDatabase } from './test-db.js';
 
 /** Limits high enough that a test suite registering many users never meets them. */
@@ -18,36 +19,51 @@ export interface TestApp {
   app: App;
   deps: AppDeps;
   database: Database;
+  simulatorUrl: string;
   /** Moves the app's clock forward. */
   advance(ms: number): void;
   close(): Promise<void>;
 }
 
-/** The real app over a real database (PGlite, or PostgreSQL via TEST_DATABASE_URL) and a temp data dir. */
-export async function createTestApp(overrides: Partial<AppDeps> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  deps?: Partial<AppDeps>;
+  runtime?: Partial<Omit<RuntimeOptions, 'database' | 'dataDir' | 'logger' | 'now'>>;
+}
+
+/**
+ * The real app over a real database (PGlite, or PostgreSQL via TEST_DATABASE_URL), a temp
+ * data dir and a real simulator on a loopback port streaming at full speed.
+ */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'autocoder-test-'));
   let offset = 0;
-  const deps: AppDeps = {
-    db: database.db,
-    dbKind: database.kind,
+  const runtime = await createRuntime({
+    database,
     dataDir,
-    logger: createLogger('silent'),
+    logger: createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'),
     now: () => Date.now() + offset,
     rateLimitStore: createMemoryRateLimitStore(),
     rateLimits: RELAXED_LIMITS,
     trustProxy: false,
     version: 'test',
-    ...overrides,
-  };
+    providerDefaults: {},
+    simulatorChunkDelayMs: 0,
+    backoffBaseMs: 1,
+    eventLog: { flushIntervalMs: 20 },
+    ...options.runtime,
+  });
+  const deps: AppDeps = { ...runtime.deps, ...options.deps };
   return {
     app: createApp(deps),
     deps,
     database,
+    simulatorUrl: runtime.simulatorUrl,
     advance(ms) {
       offset += ms;
     },
     async close() {
+      await runtime.close();
       await database.close();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -161,9 +161,11 @@ describe('rate limits', () => {
 
   it('limits login and register requests per address', async () => {
     const local = await createTestApp({
-      rateLimits: {
-        perIp: { max: 5, windowMs: 60_000 },
-        failedLoginsPerEmail: { max: 100, windowMs: 60_000 },
+      runtime: {
+        rateLimits: {
+          perIp: { max: 5, windowMs: 60_000 },
+          failedLoginsPerEmail: { max: 100, windowMs: 60_000 },
+        },
       },
     });
     try {

@@ -37,6 +37,8 @@ export class LlmError extends Error {
     readonly kind: LlmErrorKind,
     message: string,
     readonly status?: number,
+    /** The provider's `retry-after` hint (429/529), when it sent one. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'LlmError';
@@ -44,7 +46,12 @@ export class LlmError extends Error {
 
   /** Worth pausing and retrying (429, 529, 5xx, network); auth and bad requests are not. */
   get retryable(): boolean {
-    return this.kind === 'rate_limit' || this.kind === 'overloaded' || this.kind === 'server' || this.kind === 'network';
+    return (
+      this.kind === 'rate_limit' ||
+      this.kind === 'overloaded' ||
+      this.kind === 'server' ||
+      this.kind === 'network'
+    );
   }
 }
 

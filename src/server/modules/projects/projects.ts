@@ -37,7 +37,11 @@ export async function listProjects(deps: AppDeps, userId: string): Promise<Proje
 }
 
 /** The user's project, or 404 PROJECT_NOT_FOUND whether it is missing or someone else's. */
-export async function getOwnedProject(deps: AppDeps, userId: string, projectId: string): Promise<ProjectRow> {
+export async function getOwnedProject(
+  deps: Pick<AppDeps, 'db'>,
+  userId: string,
+  projectId: string,
+): Promise<ProjectRow> {
   const row = await findOwnedProject(deps.db, userId, projectId);
   if (!row) throw notFound('PROJECT_NOT_FOUND', 'Project');
   return row;

@@ -49,7 +49,11 @@ export async function listTasks(deps: AppDeps, userId: string, query: ListTasksQ
 }
 
 /** The user's task, or 404 TASK_NOT_FOUND whether it is missing or someone else's. */
-export async function getOwnedTask(deps: AppDeps, userId: string, taskId: string): Promise<TaskRow> {
+export async function getOwnedTask(
+  deps: Pick<AppDeps, 'db'>,
+  userId: string,
+  taskId: string,
+): Promise<TaskRow> {
   const row = await findOwnedTask(deps.db, userId, taskId);
   if (!row) throw notFound('TASK_NOT_FOUND', 'Task');
   return row;

@@ -1,0 +1,114 @@
+import type { PipelineEvent, StoredEvent } from '../../../contracts/pipeline.js';
+import type { Db } from '../../db/client.js';
+import type { Logger } from '../../lib/logger.js';
+import type { EventBus } from './bus.js';
+import { type EventRow, eventsAfter, insertEvents, maxSeq } from './events.repo.js';
+
+export interface EventLogOptions {
+  /** Pending events are written at least this often. */
+  flushIntervalMs?: number;
+  /** …or as soon as this many are pending. */
+  maxBatch?: number;
+}
+
+export interface EventLogStats {
+  /** INSERT statements issued (one per batch). */
+  writes: number;
+  /** Events written. */
+  persisted: number;
+}
+
+/**
+ * The ordered, persisted log behind every SSE stream. `append` numbers an event within
+ * its stream, publishes it at once to the bus (live clients), and queues it for a
+ * batched INSERT — so a token costs no write of its own. `replay` flushes what is
+ * pending for the stream first, so a reconnecting client sees no gap.
+ */
+export class EventLog {
+  private readonly seqs = new Map<string, Promise<{ seq: number }>>();
+  private pending: EventRow[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly flushIntervalMs: number;
+  private readonly maxBatch: number;
+  readonly stats: EventLogStats = { writes: 0, persisted: 0 };
+
+  constructor(
+    readonly db: Db,
+    readonly bus: EventBus,
+    private readonly logger: Logger,
+    private readonly now: () => number,
+    options: EventLogOptions = {},
+  ) {
+    this.flushIntervalMs = options.flushIntervalMs ?? 200;
+    this.maxBatch = options.maxBatch ?? 500;
+  }
+
+  private counter(stream: string) {
+    let entry = this.seqs.get(stream);
+    if (!entry) {
+      entry = maxSeq(this.db, stream).then((seq) => ({ seq }));
+      entry.catch(() => this.seqs.delete(stream));
+      this.seqs.set(stream, entry);
+    }
+    return entry;
+  }
+
+  /** Numbers, publishes and queues an event. Events appended to one stream keep their order. */
+  async append(stream: string, event: PipelineEvent, runId: string | null = null): Promise<StoredEvent> {
+    const counter = await this.counter(stream);
+    counter.seq += 1;
+    const stored = { ...event, id: counter.seq } as StoredEvent;
+    this.bus.publish(stream, stored);
+    this.pending.push({
+      stream,
+      seq: counter.seq,
+      runId,
+      type: event.type,
+      data: event.data,
+      createdAt: new Date(this.now()),
+    });
+    if (this.pending.length >= this.maxBatch) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs);
+    return stored;
+  }
+
+  /** Writes everything pending in one INSERT; concurrent calls queue behind each other. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = this.flushing.then(async () => {
+      if (batch.length === 0) return;
+      try {
+        await insertEvents(this.db, batch);
+        this.stats.writes += 1;
+        this.stats.persisted += batch.length;
+      } catch (error) {
+        // Keep the events: put them back in front and try again on the next flush.
+        this.pending = [...batch, ...this.pending];
+        this.logger.error('event batch could not be written; will retry', { error, size: batch.length });
+        this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs * 5);
+      }
+    });
+    return this.flushing;
+  }
+
+  /** Events of a stream after `afterSeq`, including those not yet written. */
+  async replay(stream: string, afterSeq: number, limit = 10_000): Promise<StoredEvent[]> {
+    await this.flush();
+    return eventsAfter(this.db, stream, afterSeq, limit);
+  }
+
+  /** The last id handed out in a stream (0 when none). */
+  async lastSeq(stream: string): Promise<number> {
+    return (await this.counter(stream)).seq;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+  }
+}

@@ -1,0 +1,70 @@
+import { and, asc, eq, gt, max, min, sql } from 'drizzle-orm';
+import type { StoredEvent } from '../../../contracts/pipeline.js';
+import type { Db } from '../../db/client.js';
+import { events } from '../../db/schema.js';
+
+export interface EventRow {
+  stream: string;
+  seq: number;
+  runId: string | null;
+  type: string;
+  data: unknown;
+  createdAt: Date;
+}
+
+/** One multi-row INSERT for a whole batch. */
+export async function insertEvents(db: Db, rows: EventRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insert(events).values(rows).onConflictDoNothing();
+}
+
+export async function maxSeq(db: Db, stream: string): Promise<number> {
+  const [row] = await db
+    .select({ value: max(events.seq) })
+    .from(events)
+    .where(eq(events.stream, stream));
+  return Number(row?.value ?? 0);
+}
+
+export async function firstSeqOfRun(db: Db, stream: string, runId: string): Promise<number | null> {
+  const [row] = await db
+    .select({ value: min(events.seq) })
+    .from(events)
+    .where(and(eq(events.stream, stream), eq(events.runId, runId)));
+  return row?.value == null ? null : Number(row.value);
+}
+
+export async function eventsAfter(
+  db: Db,
+  stream: string,
+  afterSeq: number,
+  limit: number,
+): Promise<StoredEvent[]> {
+  const rows = await db
+    .select({ seq: events.seq, type: events.type, data: events.data })
+    .from(events)
+    .where(and(eq(events.stream, stream), gt(events.seq, afterSeq)))
+    .orderBy(asc(events.seq))
+    .limit(limit);
+  return rows.map((row) => ({ id: Number(row.seq), type: row.type, data: row.data }) as StoredEvent);
+}
+
+export async function eventsOfRun(
+  db: Db,
+  runId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<StoredEvent[]> {
+  const rows = await db
+    .select({ seq: events.seq, type: events.type, data: events.data })
+    .from(events)
+    .where(and(eq(events.runId, runId), gt(events.seq, afterSeq)))
+    .orderBy(asc(events.seq))
+    .limit(limit);
+  return rows.map((row) => ({ id: Number(row.seq), type: row.type, data: row.data }) as StoredEvent);
+}
+
+export async function countEvents(db: Db): Promise<number> {
+  const [row] = await db.select({ value: sql<number>`count(*)::int` }).from(events);
+  return row?.value ?? 0;
+}

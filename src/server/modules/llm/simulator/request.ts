@@ -1,0 +1,120 @@
+import type { IncomingMessage } from 'node:http';
+
+/** The parts of a Messages or chat.completions request the simulator uses. */
+export interface SimRequest {
+  model: string;
+  system: string;
+  prompt: string;
+  maxTokens: number | undefined;
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Thrown for a request the real API would answer with 400 (or 413). */
+export class BadRequest extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BadRequest('request body too large', 413);
+    chunks.push(chunk as Buffer);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new BadRequest('the request body is not valid JSON');
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new BadRequest('the request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Text of a content field: a string, or an array of `{type:"text", text}` blocks / parts. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => (part && typeof part === 'object' && 'text' in part ? String(part.text) : ''))
+    .join('\n');
+}
+
+function lastUserText(messages: unknown[]): string {
+  const user = messages.filter(
+    (m): m is { role: string; content: unknown } =>
+      !!m && typeof m === 'object' && (m as { role?: unknown }).role === 'user',
+  );
+  return textOf(user.at(-1)?.content);
+}
+
+function requireModel(body: Record<string, unknown>): string {
+  if (typeof body.model !== 'string' || !body.model) throw new BadRequest('model: Field required');
+  return body.model;
+}
+
+export function parseAnthropicRequest(body: Record<string, unknown>): SimRequest {
+  const model = requireModel(body);
+  if (typeof body.max_tokens !== 'number' || body.max_tokens < 1) {
+    throw new BadRequest('max_tokens: Field required');
+  }
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    throw new BadRequest('messages: at least one message is required');
+  }
+  return {
+    model,
+    system: textOf(body.system),
+    prompt: lastUserText(body.messages),
+    maxTokens: body.max_tokens,
+    stream: body.stream === true,
+    includeUsage: true,
+  };
+}
+
+export function parseOpenAiRequest(body: Record<string, unknown>): SimRequest {
+  const model = requireModel(body);
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    throw new BadRequest('messages: at least one message is required');
+  }
+  const system = body.messages
+    .filter(
+      (m) =>
+        m && typeof m === 'object' && ['system', 'developer'].includes((m as { role?: string }).role ?? ''),
+    )
+    .map((m) => textOf((m as { content?: unknown }).content))
+    .join('\n');
+  const limit = body.max_completion_tokens ?? body.max_tokens;
+  const options = body.stream_options as { include_usage?: unknown } | undefined;
+  return {
+    model,
+    system,
+    prompt: lastUserText(body.messages),
+    maxTokens: typeof limit === 'number' && limit > 0 ? limit : undefined,
+    stream: body.stream === true,
+    includeUsage: options?.include_usage === true,
+  };
+}
+
+/** The key as `x-api-key` or `Authorization: Bearer …` (the SDK 1.x sends the latter); any non-empty value. */
+export function hasCredentials(req: IncomingMessage): boolean {
+  const apiKey = req.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.trim()) return true;
+  return /^Bearer\s+\S+/i.test(req.headers.authorization ?? '');
+}
+
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text?.trim() || undefined;
+}

@@ -1,0 +1,132 @@
+import { AGENT_TYPES, type AgentType } from '../../../../contracts/pipeline.js';
+
+/** Which agent a fault targets; `any` matches every agent (and requests with no recognisable role). */
+export type FaultTarget = AgentType | 'any';
+
+export const HTTP_ERROR_STATUSES = [400, 401, 403, 404, 429, 500, 503, 529] as const;
+export const STREAM_ERROR_STATUSES = [429, 500, 529] as const;
+
+export type Fault = { agent: FaultTarget; times: number; source: string } & (
+  | { kind: 'error'; status: (typeof HTTP_ERROR_STATUSES)[number] }
+  | { kind: 'stream-error'; status: (typeof STREAM_ERROR_STATUSES)[number] }
+  | { kind: 'malformed' }
+  | { kind: 'drop' }
+);
+
+export interface Scenario {
+  /** The reviewer fails while the prompt's review iteration is below this. */
+  reviewFails: number;
+  /** Delay per streamed chunk, overriding the server's default. */
+  slowMs?: number;
+  /** In the order given: for one agent, the first unexhausted fault applies to its next call. */
+  faults: Fault[];
+  /** Directives that were not understood (ignored; returned so a caller can reject them). */
+  invalid: string[];
+}
+
+const MAX_TIMES = 100;
+const MAX_SLOW_MS = 60_000;
+const AGENT = `(${[...AGENT_TYPES, 'any'].join('|')})`;
+const TIMES = String.raw`(?:\s*[x*×]\s*(\d+))?`;
+const STATUS_FAULT = new RegExp(`^(error|stream-error)\\s*=\\s*(\\d{3})\\s*@\\s*${AGENT}${TIMES}$`, 'i');
+const PLAIN_FAULT = new RegExp(`^(malformed|drop)\\s*@\\s*${AGENT}${TIMES}$`, 'i');
+const NUMBER_SETTING = /^(review-fails|slow)\s*=\s*(\d+)$/i;
+const PROMPT_MARKER = /\[simulate:\s*([^\]]*)\]/i;
+
+function times(raw: string | undefined): number {
+  return Math.min(MAX_TIMES, Math.max(1, raw ? Number(raw) : 1));
+}
+
+function includes<T extends number>(list: readonly T[], value: number): value is T {
+  return (list as readonly number[]).includes(value);
+}
+
+function parseDirective(source: string, scenario: Scenario): boolean {
+  const setting = NUMBER_SETTING.exec(source);
+  if (setting) {
+    const value = Number(setting[2]);
+    if (setting[1]!.toLowerCase() === 'slow') scenario.slowMs = Math.min(MAX_SLOW_MS, value);
+    else scenario.reviewFails = Math.min(MAX_TIMES, value);
+    return true;
+  }
+  const status = STATUS_FAULT.exec(source);
+  if (status) {
+    const code = Number(status[2]);
+    const agent = status[3]!.toLowerCase() as FaultTarget;
+    const base = { agent, times: times(status[4]), source };
+    if (status[1]!.toLowerCase() === 'error' && includes(HTTP_ERROR_STATUSES, code)) {
+      scenario.faults.push({ ...base, kind: 'error', status: code });
+      return true;
+    }
+    if (status[1]!.toLowerCase() === 'stream-error' && includes(STREAM_ERROR_STATUSES, code)) {
+      scenario.faults.push({ ...base, kind: 'stream-error', status: code });
+      return true;
+    }
+    return false;
+  }
+  const plain = PLAIN_FAULT.exec(source);
+  if (plain) {
+    const kind = plain[1]!.toLowerCase() as 'malformed' | 'drop';
+    scenario.faults.push({
+      kind,
+      agent: plain[2]!.toLowerCase() as FaultTarget,
+      times: times(plain[3]),
+      source,
+    });
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Parses comma-separated simulator directives, e.g. `review-fails=2, error=429@coder x2, drop@reviewer, slow=50`.
+ * Never throws: what it does not understand lands in `invalid`.
+ */
+export function parseScenario(text: string | null | undefined): Scenario {
+  const scenario: Scenario = { reviewFails: 0, faults: [], invalid: [] };
+  for (const part of (text ?? '').split(/[,;]/)) {
+    const source = part.trim();
+    if (source && !parseDirective(source, scenario)) scenario.invalid.push(source);
+  }
+  return scenario;
+}
+
+/** The directives of a `[simulate: …]` marker in a prompt, if it has one. */
+export function scenarioFromPrompt(prompt: string): string | undefined {
+  return PROMPT_MARKER.exec(prompt)?.[1]?.trim();
+}
+
+/**
+ * Counts, per run, how often each fault has fired, so "the first K calls" holds across the calls of a run and
+ * runs do not disturb each other. Keeps the most recent `maxRuns` runs.
+ */
+export class FaultLedger {
+  private readonly runs = new Map<string, Map<string, number>>();
+
+  constructor(private readonly maxRuns = 1000) {}
+
+  /** The fault this call of `agent` must suffer, recording that it fired; undefined for a normal answer. */
+  take(runKey: string, agent: AgentType | undefined, faults: readonly Fault[]): Fault | undefined {
+    let fired = this.runs.get(runKey);
+    for (const [index, fault] of faults.entries()) {
+      if (fault.agent !== 'any' && fault.agent !== agent) continue;
+      const key = `${index}:${fault.source}`;
+      const count = fired?.get(key) ?? 0;
+      if (count >= fault.times) continue;
+      if (!fired) fired = this.track(runKey);
+      fired.set(key, count + 1);
+      return fault;
+    }
+    return undefined;
+  }
+
+  private track(runKey: string): Map<string, number> {
+    const fired = new Map<string, number>();
+    this.runs.set(runKey, fired);
+    if (this.runs.size > this.maxRuns) {
+      const oldest = this.runs.keys().next().value;
+      if (oldest !== undefined) this.runs.delete(oldest);
+    }
+    return fired;
+  }
+}

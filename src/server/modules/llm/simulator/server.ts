@@ -1,0 +1,238 @@
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AgentType } from '../../../../contracts/pipeline.js';
+import { answerFor, malformedAnswer } from './agents.js';
+import { parsePrompt } from './prompt.js';
+import {
+  anthropicProtocol,
+  type Completion,
+  errorBody,
+  openAiProtocol,
+  type StreamProtocol,
+} from './protocols.js';
+import {
+  BadRequest,
+  hasCredentials,
+  header,
+  parseAnthropicRequest,
+  parseOpenAiRequest,
+  readJson,
+  type SimRequest,
+} from './request.js';
+import { type Fault, FaultLedger, parseScenario, scenarioFromPrompt } from './scenario.js';
+
+export interface SimulatorOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Pause between streamed chunks; a scenario's `slow=<ms>` overrides it. */
+  chunkDelayMs?: number;
+}
+
+/** How a streamed answer ended, as the server saw it. */
+export type StreamOutcome = 'completed' | 'client-closed' | 'dropped' | 'stream-error';
+
+export interface SimulatorEvents {
+  /** A request reached the answering stage (auth and body passed). */
+  request: [{ path: string; agent: AgentType | undefined; runKey: string; fault: string | undefined }];
+  'stream-end': [{ path: string; agent: AgentType | undefined; runKey: string; outcome: StreamOutcome }];
+}
+
+export interface SimulatorHandle {
+  /** e.g. http://127.0.0.1:4010 — the Anthropic SDK's baseURL; the OpenAI SDK's is `${url}/v1`. */
+  url: string;
+  /** What the server saw; for tests and the CLI's log. */
+  events: EventEmitter<SimulatorEvents>;
+  close(): Promise<void>;
+}
+
+/** The run every request without `x-autocoder-run-id` counts against. */
+const GLOBAL_RUN = 'global';
+/** A 429's advice to the client. */
+const RETRY_AFTER_SECONDS = '1';
+/** Chunk sizes in characters, cycled: uneven, like a model's tokens. */
+const CHUNK_SIZES = [4, 7, 3, 6, 5, 8, 2];
+
+function chunksOf(text: string): string[] {
+  const chars = Array.from(text);
+  const out: string[] = [];
+  for (let at = 0, i = 0; at < chars.length; i++) {
+    const size = CHUNK_SIZES[i % CHUNK_SIZES.length]!;
+    out.push(chars.slice(at, at + size).join(''));
+    at += size;
+  }
+  return out;
+}
+
+const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+    ...headers,
+  });
+  res.end(payload);
+}
+
+function sendError(res: ServerResponse, status: number, message: string) {
+  const headers: Record<string, string> = status === 429 ? { 'retry-after': RETRY_AFTER_SECONDS } : {};
+  if (status === 529) headers['x-should-retry'] = 'true';
+  sendJson(res, status, errorBody(status, message), headers);
+}
+
+/**
+ * Starts AutoCoder's offline simulator: a local HTTP server speaking the Anthropic Messages API (and OpenAI
+ * chat.completions) with scripted planner/coder/reviewer answers and scripted failures. Its output is not AI.
+ */
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  const events = new EventEmitter<SimulatorEvents>();
+  const ledger = new FaultLedger();
+  const active = new Set<AbortController>();
+  let served = 0;
+
+  async function stream(
+    res: ServerResponse,
+    protocol: StreamProtocol,
+    completion: Completion,
+    fault: Fault | undefined,
+    delayMs: number,
+  ): Promise<StreamOutcome> {
+    const closed = new AbortController();
+    active.add(closed);
+    res.on('close', () => closed.abort());
+    const write = async (frame: string) => {
+      if (closed.signal.aborted) return;
+      if (!res.write(frame))
+        await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    };
+    try {
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'request-id': completion.id,
+      });
+      for (const frame of protocol.start(completion)) await write(frame);
+      const chunks = chunksOf(completion.text);
+      // Faults strike after about a third of the text, so the client has seen some of it.
+      const cut = Math.max(1, Math.floor(chunks.length / 3));
+      for (const [i, chunk] of chunks.entries()) {
+        if (i === cut && fault?.kind === 'stream-error') {
+          await write(
+            protocol.error(fault.status, `Simulated ${fault.status} mid-stream (scenario "${fault.source}")`),
+          );
+          res.end();
+          return 'stream-error';
+        }
+        if (i === cut && fault?.kind === 'drop') {
+          res.socket?.destroy();
+          return 'dropped';
+        }
+        if (delayMs > 0) await sleep(delayMs, undefined, { signal: closed.signal }).catch(() => undefined);
+        else await new Promise((resolve) => setImmediate(resolve));
+        if (closed.signal.aborted) return 'client-closed';
+        await write(protocol.delta(completion, chunk));
+      }
+      for (const frame of protocol.finish(completion)) await write(frame);
+      if (closed.signal.aborted) return 'client-closed';
+      res.end();
+      return 'completed';
+    } finally {
+      active.delete(closed);
+    }
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, path: string, sim: SimRequest) {
+    const scenarioText = header(req, 'x-simulator-scenario') ?? scenarioFromPrompt(sim.prompt);
+    const scenario = parseScenario(scenarioText);
+    const info = parsePrompt(sim.system, sim.prompt);
+    const runKey = header(req, 'x-autocoder-run-id') ?? GLOBAL_RUN;
+    const fault = ledger.take(runKey, info.agent, scenario.faults);
+    events.emit('request', { path, agent: info.agent, runKey, fault: fault?.source });
+
+    const streamed = sim.stream && fault?.kind !== 'error';
+    if (fault?.kind === 'error' || (!sim.stream && fault?.kind === 'stream-error')) {
+      sendError(res, fault.status, `Simulated ${fault.status} (scenario "${fault.source}")`);
+      return;
+    }
+    let text = fault?.kind === 'malformed' ? malformedAnswer(info) : answerFor(info, scenario);
+    let stop: Completion['stop'] = 'end';
+    if (sim.maxTokens !== undefined && text.length > sim.maxTokens * 4) {
+      text = Array.from(text)
+        .slice(0, sim.maxTokens * 4)
+        .join('');
+      stop = 'max_tokens';
+    }
+    served += 1;
+    const openai = path.endsWith('/chat/completions');
+    const completion: Completion = {
+      id: `${openai ? 'chatcmpl-sim' : 'msg_sim'}_${served.toString(36).padStart(6, '0')}`,
+      model: sim.model,
+      text,
+      stop,
+      inputTokens: tokens(sim.system + sim.prompt),
+      outputTokens: tokens(text),
+    };
+    const protocol = openai ? openAiProtocol(sim.includeUsage) : anthropicProtocol;
+    if (!streamed) {
+      if (fault?.kind === 'drop') res.socket?.destroy();
+      else sendJson(res, 200, protocol.message(completion), { 'request-id': completion.id });
+      return;
+    }
+    const outcome = await stream(res, protocol, completion, fault, scenario.slowMs ?? opts.chunkDelayMs ?? 0);
+    events.emit('stream-end', { path, agent: info.agent, runKey, outcome });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
+    if (req.method === 'GET' && (path === '/' || path === '/health')) {
+      sendJson(res, 200, {
+        name: 'autocoder-simulator',
+        simulated: true,
+        note: 'Scripted answers, not an AI model.',
+      });
+      return;
+    }
+    const anthropic = path === '/v1/messages';
+    const openai = path === '/v1/chat/completions' || path === '/chat/completions';
+    if (req.method !== 'POST' || (!anthropic && !openai)) {
+      sendError(res, 404, `No route for ${req.method} ${path}`);
+      return;
+    }
+    if (!hasCredentials(req)) {
+      sendError(res, 401, 'Missing API key: send x-api-key or Authorization: Bearer');
+      return;
+    }
+    try {
+      const body = await readJson(req);
+      await answer(req, res, path, anthropic ? parseAnthropicRequest(body) : parseOpenAiRequest(body));
+    } catch (error) {
+      if (res.headersSent) res.destroy();
+      else if (error instanceof BadRequest) sendError(res, error.status, error.message);
+      else sendError(res, 500, 'Simulator failure');
+    }
+  }
+
+  const server = createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    events,
+    async close() {
+      for (const controller of active) controller.abort();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import type { z } from 'zod';
+import { stripControl } from '../../../../contracts/common.js';
+import type { AgentConfig, AgentType, TokenUsage } from '../../../../contracts/pipeline.js';
+import type { LlmProvider } from '../../llm/provider.js';
+
+/** What the agent answered could not be read as the JSON its schema asks for, twice. */
+export class AgentOutputError extends Error {
+  constructor(
+    readonly agent: AgentType,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AgentOutputError';
+  }
+}
+
+export interface AgentExecuteParams {
+  provider: LlmProvider;
+  config: AgentConfig;
+  runId: string;
+  onChunk: (chunk: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface AgentResult<T> {
+  output: T;
+  /** The full text of the answer that parsed. */
+  text: string;
+  tokenUsage: TokenUsage;
+  /** Number of provider calls (2 when the first answer did not parse). */
+  attempts: number;
+  durationMs: number;
+  model: string;
+}
+
+/**
+ * The JSON inside an agent's answer: the last ```json fence, else any fence, else the
+ * outermost {...} span. Returns null when there is none.
+ */
+export function extractJSON(text: string): string | null {
+  const fences = [...text.matchAll(/```(\w*)[^\n]*\n([\s\S]*?)\n?```/g)];
+  const json = fences.filter((m) => m[1]?.toLowerCase() === 'json').at(-1) ?? fences.at(-1);
+  if (json?.[2]?.trim()) return json[2].trim();
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  return start >= 0 && end > start ? text.slice(start, end + 1) : null;
+}
+
+/** Parses and validates an agent's answer; null when it does not hold a valid object. */
+export function parseAgentJSON<S extends z.ZodType>(text: string, schema: S): z.output<S> | null {
+  const candidate = extractJSON(text);
+  if (!candidate) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(candidate);
+  } catch {
+    return null; // not JSON: the caller asks again
+  }
+  const result = schema.safeParse(value);
+  return result.success ? result.data : null;
+}
+
+/** Agent text as logged: control characters (ANSI escapes and the like) removed. HTML is escaped where it is shown. */
+export function sanitizeAgentOutput(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences start with ESC.
+  return stripControl(text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, ''));
+}
+
+const JSON_REMINDER =
+  '\n\nYour previous answer could not be parsed. Respond with ONLY valid JSON matching the schema, in a ```json code block.';
+
+/**
+ * Streams one agent call, forwarding chunks, and validates the answer against its
+ * schema; an answer that does not parse is asked for once more with an explicit
+ * reminder (BR-04-005/6/7). Provider errors (LlmError) propagate to the orchestrator.
+ */
+export async function runAgent<S extends z.ZodType>(
+  agent: AgentType,
+  params: AgentExecuteParams & { system: string; prompt: string; schema: S },
+): Promise<AgentResult<z.output<S>>> {
+  const started = Date.now();
+  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  let model = params.config.model;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const response = await params.provider.stream({
+      agent,
+      model: params.config.model,
+      maxTokens: params.config.maxTokens,
+      system: params.system,
+      prompt: attempt === 1 ? params.prompt : params.prompt + JSON_REMINDER,
+      runId: params.runId,
+      onText: (chunk) => params.onChunk(sanitizeAgentOutput(chunk)),
+      ...(params.signal ? { signal: params.signal } : {}),
+    });
+    usage.inputTokens += response.usage.inputTokens;
+    usage.outputTokens += response.usage.outputTokens;
+    model = response.model || model;
+    const output = parseAgentJSON(response.text, params.schema);
+    if (output !== null) {
+      return {
+        output,
+        text: response.text,
+        tokenUsage: usage,
+        attempts: attempt,
+        durationMs: Date.now() - started,
+        model,
+      };
+    }
+    if (attempt === 1)
+      params.onChunk('\n\n[AutoCoder] The answer was not valid JSON for its schema; asking once more.\n\n');
+  }
+  throw new AgentOutputError(agent, `The ${agent}'s answer was not valid JSON for its schema, twice.`);
+}

@@ -1,0 +1,62 @@
+import { ANTHROPIC_KEY_PATTERN, type ProviderId, type RunOptions } from '../../../contracts/pipeline.js';
+import { AppError } from '../../lib/errors.js';
+
+/** Keys as they arrived with the request. They live in memory for the run's duration only. */
+export interface RequestSecrets {
+  anthropicKey?: string | undefined;
+  openaiKey?: string | undefined;
+}
+
+/** The operator's defaults from the environment. */
+export interface ProviderDefaults {
+  anthropicApiKey?: string | undefined;
+  anthropicBaseUrl?: string | undefined;
+  openaiBaseUrl?: string | undefined;
+  openaiApiKey?: string | undefined;
+}
+
+export interface ResolvedProvider {
+  provider: ProviderId;
+  anthropicKey?: string;
+  anthropicBaseUrl?: string;
+  openaiBaseUrl?: string;
+  openaiKey?: string;
+  scenario?: string;
+}
+
+/**
+ * Picks the provider and its key for a run (BR-04-004, NFR-04-005/006): the request's
+ * `x-anthropic-key` (format-checked) or the operator's ANTHROPIC_API_KEY; the simulator
+ * needs none. Throws 400 INVALID_API_KEY with a message that never repeats the key.
+ */
+export function resolveProvider(
+  provider: ProviderId,
+  options: Pick<RunOptions, 'openaiBaseUrl' | 'scenario'>,
+  secrets: RequestSecrets,
+  defaults: ProviderDefaults,
+): ResolvedProvider {
+  if (provider === 'simulator')
+    return { provider, ...(options.scenario ? { scenario: options.scenario } : {}) };
+  if (provider === 'openai') {
+    const baseUrl = options.openaiBaseUrl ?? defaults.openaiBaseUrl;
+    if (!baseUrl) {
+      throw new AppError(
+        'INVALID_API_KEY',
+        'An OpenAI-compatible base URL is required (settings or OPENAI_BASE_URL)',
+      );
+    }
+    const key = secrets.openaiKey ?? defaults.openaiApiKey;
+    return { provider, openaiBaseUrl: baseUrl, ...(key ? { openaiKey: key } : {}) };
+  }
+  const header = secrets.anthropicKey;
+  if (header !== undefined && !ANTHROPIC_KEY_PATTERN.test(header)) {
+    throw new AppError('INVALID_API_KEY', 'Valid Anthropic API key required');
+  }
+  const key = header ?? defaults.anthropicApiKey;
+  if (!key) throw new AppError('INVALID_API_KEY', 'Valid Anthropic API key required');
+  return {
+    provider,
+    anthropicKey: key,
+    ...(defaults.anthropicBaseUrl ? { anthropicBaseUrl: defaults.anthropicBaseUrl } : {}),
+  };
+}

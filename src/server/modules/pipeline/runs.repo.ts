@@ -1,0 +1,100 @@
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { pipelineRuns, projects, tasks } from '../../db/schema.js';
+
+export type RunRow = typeof pipelineRuns.$inferSelect;
+export type RunInsert = typeof pipelineRuns.$inferInsert;
+export type RunPatch = Partial<Omit<RunInsert, 'id' | 'taskId'>>;
+
+export async function insertRun(db: Db, values: RunInsert): Promise<RunRow> {
+  const [row] = await db.insert(pipelineRuns).values(values).returning();
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+export async function findRun(db: Db, runId: string): Promise<RunRow | null> {
+  const [row] = await db.select().from(pipelineRuns).where(eq(pipelineRuns.id, runId)).limit(1);
+  return row ?? null;
+}
+
+export async function latestRunOfTask(db: Db, taskId: string): Promise<RunRow | null> {
+  const [row] = await db
+    .select()
+    .from(pipelineRuns)
+    .where(eq(pipelineRuns.taskId, taskId))
+    .orderBy(desc(pipelineRuns.startedAt))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function runsOfTask(db: Db, taskId: string, limit = 50): Promise<RunRow[]> {
+  return db
+    .select()
+    .from(pipelineRuns)
+    .where(eq(pipelineRuns.taskId, taskId))
+    .orderBy(desc(pipelineRuns.startedAt))
+    .limit(limit);
+}
+
+/**
+ * Updates a run. With `onlyIf`, only while the run is in one of those statuses — so a
+ * run that was cancelled meanwhile is never written back to running. Returns the row
+ * or null when the condition did not hold.
+ */
+export async function updateRun(
+  db: Db,
+  runId: string,
+  patch: RunPatch,
+  onlyIf?: readonly string[],
+): Promise<RunRow | null> {
+  const where = onlyIf
+    ? and(eq(pipelineRuns.id, runId), inArray(pipelineRuns.status, [...onlyIf]))
+    : eq(pipelineRuns.id, runId);
+  const [row] = await db
+    .update(pipelineRuns)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(where)
+    .returning();
+  return row ?? null;
+}
+
+/** Runs currently executing for a user's tasks (NFR-04-009). */
+export async function countRunningForUser(db: Db, userId: string): Promise<number> {
+  const [row] = await db
+    .select({ value: sql<number>`count(*)::int` })
+    .from(pipelineRuns)
+    .innerJoin(tasks, eq(tasks.id, pipelineRuns.taskId))
+    .innerJoin(projects, eq(projects.id, tasks.projectId))
+    .where(and(eq(projects.userId, userId), eq(pipelineRuns.status, 'running')));
+  return row?.value ?? 0;
+}
+
+/** Runs a previous process left running (it stopped mid-run). */
+export async function runningRuns(db: Db): Promise<{ run: RunRow; projectId: string }[]> {
+  const rows = await db
+    .select({ run: pipelineRuns, projectId: tasks.projectId })
+    .from(pipelineRuns)
+    .innerJoin(tasks, eq(tasks.id, pipelineRuns.taskId))
+    .where(eq(pipelineRuns.status, 'running'));
+  return rows;
+}
+
+/** A task with its project's repository, for the orchestrator. */
+export async function taskWithProject(db: Db, taskId: string) {
+  const [row] = await db
+    .select({ task: tasks, project: projects })
+    .from(tasks)
+    .innerJoin(projects, eq(projects.id, tasks.projectId))
+    .where(eq(tasks.id, taskId))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function setTaskFields(db: Db, taskId: string, values: Partial<typeof tasks.$inferInsert>) {
+  const [row] = await db
+    .update(tasks)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(tasks.id, taskId))
+    .returning();
+  return row ?? null;
+}

@@ -1,0 +1,39 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gitText } from '../../lib/git.js';
+import { commitAll } from './commit.js';
+import { head, makeRepo, status, type TempRepo } from './test-repo.js';
+
+let t: TempRepo;
+beforeEach(async () => {
+  t = await makeRepo();
+});
+afterEach(async () => t.cleanup());
+
+const count = async () => Number((await gitText(['rev-list', '--count', 'HEAD'], { cwd: t.repo })).trim());
+
+describe('commitAll', () => {
+  it('returns null and makes no commit when nothing changed', async () => {
+    const before = await head(t.repo);
+    expect(await commitAll(t.repo, 'nothing')).toBeNull();
+    expect(await head(t.repo)).toBe(before);
+  });
+
+  it('commits every change as AutoCoder, one commit per call, and returns the new HEAD', async () => {
+    await writeFile(path.join(t.repo, 'a.txt'), 'a');
+    await writeFile(path.join(t.repo, 'README.md'), 'changed');
+    const first = await commitAll(t.repo, '#1 feat: first');
+    expect(first).toBe(await head(t.repo));
+    expect(await count()).toBe(2);
+    expect(await status(t.repo)).toBe('');
+    const meta = await gitText(['log', '-1', '--format=%an <%ae>%n%B'], { cwd: t.repo });
+    expect(meta.trim()).toBe('AutoCoder <autocoder@localhost>\n#1 feat: first');
+
+    expect(await commitAll(t.repo, 'again')).toBeNull();
+    await writeFile(path.join(t.repo, 'b.txt'), 'b');
+    const second = await commitAll(t.repo, 'second');
+    expect(second).not.toBe(first);
+    expect(await count()).toBe(3);
+  });
+});

@@ -1,0 +1,146 @@
+import { open, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { GitError, gitText } from '../../lib/git.js';
+import { confinementProblem, isInside, normalisePath, pathSyntaxProblem } from './confine.js';
+
+/**
+ * The files of the worktree's HEAD for the planner, one line each (`src/app.ts (1.2 KB)`), in
+ * git's order. Past `maxChars` the list ends with `… N more files`; the result never exceeds
+ * `maxChars`. Empty when HEAD has no commit or no files.
+ */
+export async function repoMap(worktreePath: string, maxChars: number): Promise<string> {
+  const files = await headFiles(worktreePath);
+  const lines: string[] = [];
+  let used = 0;
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i]!;
+    const line = `${file.path} (${formatSize(file.size)})`;
+    const needed = used + (lines.length > 0 ? 1 : 0) + line.length;
+    const rest = files.length - i - 1;
+    // Keep room for the "more files" line whenever something would be left out.
+    const reserve = rest > 0 ? 1 + moreLine(rest).length : 0;
+    if (needed + reserve > maxChars) break;
+    lines.push(line);
+    used = needed;
+  }
+  const omitted = files.length - lines.length;
+  if (omitted > 0) {
+    const more = moreLine(omitted);
+    if (used + (lines.length > 0 ? 1 : 0) + more.length <= maxChars) lines.push(more);
+  }
+  return lines.join('\n');
+}
+
+const moreLine = (count: number) => `… ${count} more file${count === 1 ? '' : 's'}`;
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+async function headFiles(dir: string): Promise<{ path: string; size: number }[]> {
+  let out: string;
+  try {
+    out = await gitText(['ls-tree', '-r', '-l', '-z', '--full-tree', 'HEAD'], { cwd: dir });
+  } catch (error) {
+    // An unborn HEAD (no commit yet) has no files; other failures are real.
+    if (
+      error instanceof GitError &&
+      error.exitCode === 128 &&
+      /Not a valid object name/i.test(error.stderr)
+    ) {
+      return [];
+    }
+    throw error;
+  }
+  return out
+    .split('\0')
+    .filter(Boolean)
+    .flatMap((line) => {
+      // "<mode> <type> <object> <size>\t<path>"
+      const tab = line.indexOf('\t');
+      const [, type, , size] = line.slice(0, tab).split(/\s+/);
+      if (type !== 'blob') return [];
+      return [{ path: line.slice(tab + 1), size: Number(size) || 0 }];
+    });
+}
+
+export interface ContextFile {
+  path: string;
+  content: string;
+  /** True when the file was cut to fit the budget. */
+  truncated: boolean;
+}
+
+/** Bytes sniffed for NUL to tell binary files from text, as git does. */
+const SNIFF_BYTES = 8000;
+
+/**
+ * The current contents of `paths` in the worktree's working tree, for an agent's context,
+ * within `maxChars` characters in total (the last file that fits only partly is cut and
+ * flagged; later ones are left out). Paths follow the same rules as agent writes — anything
+ * unsafe, missing, not a regular file, or binary is skipped, as are repeats.
+ */
+export async function readFilesForContext(
+  worktreePath: string,
+  paths: string[],
+  maxChars: number,
+): Promise<ContextFile[]> {
+  const rootReal = await realpath(worktreePath);
+  const result: ContextFile[] = [];
+  const seen = new Set<string>();
+  let budget = maxChars;
+  for (const raw of paths) {
+    if (budget <= 0) break;
+    if (pathSyntaxProblem(raw)) continue;
+    const relative = normalisePath(raw);
+    if (seen.has(relative)) continue;
+    seen.add(relative);
+    const { problem, existing } = await confinementProblem(rootReal, relative, false);
+    if (problem || (existing !== 'file' && existing !== 'symlink')) continue;
+    const file = await readText(rootReal, path.join(rootReal, relative), budget);
+    if (!file) continue;
+    if (file.truncated && file.content === '') break; // not even one character fits
+    result.push({ path: relative, ...file });
+    budget -= file.content.length;
+  }
+  return result;
+}
+
+/** Reads at most what `maxChars` characters of UTF-8 can take, never a whole huge file. */
+async function readText(
+  rootReal: string,
+  absolute: string,
+  maxChars: number,
+): Promise<{ content: string; truncated: boolean } | null> {
+  // Confinement checked the path; resolve once more so a symlink is read only if it stays inside.
+  const target = await realpath(absolute).catch(() => null);
+  if (!target || !isInside(rootReal, target)) return null;
+  const handle = await open(target, 'r').catch(() => null);
+  if (!handle) return null;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return null;
+    const limit = Math.min(info.size, maxChars * 4 + 4);
+    const buffer = Buffer.alloc(limit);
+    const { bytesRead } = await handle.read(buffer, 0, limit, 0);
+    const bytes = buffer.subarray(0, bytesRead);
+    if (bytes.subarray(0, SNIFF_BYTES).includes(0)) return null;
+    let content = bytes.toString('utf8');
+    let truncated = bytesRead < info.size;
+    if (content.length > maxChars) {
+      content = content.slice(0, maxChars);
+      // Do not end on half a surrogate pair.
+      if (/[\ud800-\udbff]$/.test(content)) content = content.slice(0, -1);
+      truncated = true;
+    }
+    if (truncated && bytesRead < info.size) {
+      // The read stopped at a byte limit, possibly inside a character: drop a broken tail.
+      content = content.replace(/\ufffd$/, '');
+    }
+    return { content, truncated };
+  } finally {
+    await handle.close();
+  }
+}

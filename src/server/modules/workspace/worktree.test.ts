@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gitText } from '../../lib/git.js';
+import { commitFiles, head, makeRepo, type TempRepo } from './test-repo.js';
+import { createRunWorktree, listWorktrees, removeWorktree } from './worktree.js';
+
+let t: TempRepo;
+beforeEach(async () => {
+  t = await makeRepo();
+});
+afterEach(async () => t.cleanup());
+
+const branchOf = async (dir: string) =>
+  (await gitText(['symbolic-ref', '--short', 'HEAD'], { cwd: dir })).trim();
+
+describe('createRunWorktree', () => {
+  it('creates the branch from the base branch in a new worktree and returns the base commit', async () => {
+    const base = await head(t.repo);
+    const worktreePath = path.join(t.root, 'worktrees', 'run-1');
+    const result = await createRunWorktree({
+      repoPath: t.repo,
+      worktreePath,
+      branch: 'autocoder/demo-1',
+      baseBranch: 'main',
+    });
+    expect(result).toEqual({ baseCommit: base });
+    expect(await branchOf(worktreePath)).toBe('autocoder/demo-1');
+    expect(await readFile(path.join(worktreePath, 'README.md'), 'utf8')).toBe('# demo\n');
+    expect(await head(t.repo, 'autocoder/demo-1')).toBe(base);
+  });
+
+  it('reuses an existing worktree of the branch as it is, with uncommitted work', async () => {
+    const worktreePath = path.join(t.root, 'wt');
+    const opts = { repoPath: t.repo, worktreePath, branch: 'autocoder/reuse', baseBranch: 'main' };
+    const first = await createRunWorktree(opts);
+    await commitFiles(worktreePath, { 'a.txt': 'a\n' }, 'work');
+    await writeFile(path.join(worktreePath, 'draft.txt'), 'not committed');
+    await commitFiles(t.repo, { 'main.txt': 'main moved on\n' }, 'main moves');
+
+    const again = await createRunWorktree(opts);
+    expect(again.baseCommit).toBe(first.baseCommit);
+    expect(await readFile(path.join(worktreePath, 'draft.txt'), 'utf8')).toBe('not committed');
+    expect((await listWorktrees(t.repo)).length).toBe(2);
+  });
+
+  it('attaches an existing branch after its worktree was removed, reporting the merge base', async () => {
+    const worktreePath = path.join(t.root, 'wt');
+    const opts = { repoPath: t.repo, worktreePath, branch: 'autocoder/resume', baseBranch: 'main' };
+    const { baseCommit } = await createRunWorktree(opts);
+    const work = await commitFiles(worktreePath, { 'a.txt': 'a\n' }, 'work');
+    await removeWorktree(t.repo, worktreePath);
+    await commitFiles(t.repo, { 'main.txt': 'later\n' }, 'main moves');
+
+    const resumed = await createRunWorktree(opts);
+    expect(resumed.baseCommit).toBe(baseCommit);
+    expect(await head(worktreePath)).toBe(work);
+    expect(await readFile(path.join(worktreePath, 'a.txt'), 'utf8')).toBe('a\n');
+  });
+
+  it('refuses a path that is a worktree of another branch, and an invalid branch name', async () => {
+    const worktreePath = path.join(t.root, 'wt');
+    await createRunWorktree({ repoPath: t.repo, worktreePath, branch: 'autocoder/one', baseBranch: 'main' });
+    await expect(
+      createRunWorktree({ repoPath: t.repo, worktreePath, branch: 'autocoder/two', baseBranch: 'main' }),
+    ).rejects.toThrow(/already a worktree of autocoder\/one/);
+    await expect(
+      createRunWorktree({
+        repoPath: t.repo,
+        worktreePath: `${worktreePath}2`,
+        branch: 'bad..name',
+        baseBranch: 'main',
+      }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(
+      createRunWorktree({
+        repoPath: t.repo,
+        worktreePath: `${worktreePath}3`,
+        branch: 'ok',
+        baseBranch: 'nope',
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('10 concurrent calls on one repository all succeed', async () => {
+    const base = await head(t.repo);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        createRunWorktree({
+          repoPath: t.repo,
+          worktreePath: path.join(t.root, 'wts', `run-${i}`),
+          branch: `autocoder/parallel-${i}`,
+          baseBranch: 'main',
+        }),
+      ),
+    );
+    expect(results.every((r) => r.baseCommit === base)).toBe(true);
+    const branches = (await listWorktrees(t.repo)).map((w) => w.branch).sort();
+    expect(branches).toEqual(
+      ['main', ...Array.from({ length: 10 }, (_, i) => `autocoder/parallel-${i}`)].sort(),
+    );
+  });
+});
+
+describe('removeWorktree', () => {
+  it('removes the worktree, even with uncommitted files, and keeps the branch; twice is fine', async () => {
+    const worktreePath = path.join(t.root, 'wt');
+    await createRunWorktree({ repoPath: t.repo, worktreePath, branch: 'autocoder/keep', baseBranch: 'main' });
+    const work = await commitFiles(worktreePath, { 'kept.txt': 'kept\n' }, 'work');
+    await writeFile(path.join(worktreePath, 'scratch.txt'), 'dirty');
+
+    await removeWorktree(t.repo, worktreePath);
+    expect(existsSync(worktreePath)).toBe(false);
+    expect((await listWorktrees(t.repo)).map((w) => w.branch)).toEqual(['main']);
+    expect(await head(t.repo, 'refs/heads/autocoder/keep')).toBe(work);
+
+    await expect(removeWorktree(t.repo, worktreePath)).resolves.toBeUndefined();
+  });
+
+  it('refuses to remove the main checkout', async () => {
+    await expect(removeWorktree(t.repo, t.repo)).rejects.toThrow(/main checkout/);
+    expect(existsSync(path.join(t.repo, 'README.md'))).toBe(true);
+  });
+});

@@ -1,0 +1,144 @@
+import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../../lib/errors.js';
+import { git, gitText } from '../../lib/git.js';
+import { assertRevision, branchCommit, isValidBranchName, resolveCommit } from './refs.js';
+import { withRepoLock } from './repo-lock.js';
+
+export interface WorktreeEntry {
+  /** Absolute path as git recorded it. */
+  path: string;
+  head: string | null;
+  /** Short branch name, or null when detached or bare. */
+  branch: string | null;
+  bare: boolean;
+  /** Git marks a worktree prunable when its directory is gone. */
+  prunable: boolean;
+}
+
+/** The repository's worktrees, the main checkout first (`git worktree list --porcelain -z`). */
+export async function listWorktrees(repoPath: string): Promise<WorktreeEntry[]> {
+  const out = await gitText(['worktree', 'list', '--porcelain', '-z'], { cwd: repoPath });
+  const entries: WorktreeEntry[] = [];
+  let current: WorktreeEntry | null = null;
+  for (const field of out.split('\0')) {
+    if (field === '') {
+      if (current) entries.push(current);
+      current = null;
+      continue;
+    }
+    const space = field.indexOf(' ');
+    const key = space === -1 ? field : field.slice(0, space);
+    const value = space === -1 ? '' : field.slice(space + 1);
+    if (key === 'worktree') {
+      current = { path: value, head: null, branch: null, bare: false, prunable: false };
+    } else if (current) {
+      if (key === 'HEAD') current.head = value;
+      else if (key === 'branch') current.branch = value.replace(/^refs\/heads\//, '');
+      else if (key === 'bare') current.bare = true;
+      else if (key === 'prunable') current.prunable = true;
+    }
+  }
+  if (current) entries.push(current);
+  return entries;
+}
+
+/** The worktree registered at `dir`, comparing real paths (temp dirs are often symlinked). */
+export async function findWorktree(repoPath: string, dir: string): Promise<WorktreeEntry | null> {
+  const wanted = await canonical(dir);
+  for (const entry of await listWorktrees(repoPath)) {
+    if ((await canonical(entry.path)) === wanted) return entry;
+  }
+  return null;
+}
+
+async function canonical(dir: string): Promise<string> {
+  const absolute = path.resolve(dir);
+  return realpath(absolute).catch(() => absolute);
+}
+
+/**
+ * Gives a run its own checkout: a worktree at `worktreePath` on `branch`, branched from
+ * `baseBranch`. Safe to call again after a restart:
+ * - a worktree of `branch` already at `worktreePath` is reused as it is (uncommitted work kept);
+ * - an existing `branch` is attached to a new worktree rather than recreated.
+ *
+ * Returns the commit the branch started from: the base branch's commit when the branch is
+ * created here, otherwise the merge base of the branch and the base branch.
+ */
+export async function createRunWorktree(opts: {
+  repoPath: string;
+  worktreePath: string;
+  branch: string;
+  baseBranch: string;
+}): Promise<{ baseCommit: string }> {
+  const { repoPath, worktreePath, branch, baseBranch } = opts;
+  if (!(await isValidBranchName(branch))) {
+    throw new AppError('VALIDATION_ERROR', `Invalid branch name: ${JSON.stringify(branch)}`);
+  }
+  assertRevision(baseBranch, 'base branch');
+  return withRepoLock(repoPath, async () => {
+    const base = (await branchCommit(repoPath, baseBranch)) ?? (await resolveCommit(repoPath, baseBranch));
+    if (!base) throw new AppError('NOT_FOUND', `Base branch ${baseBranch} not found`);
+
+    // Forget worktrees whose directories were deleted, so their branches can be attached again.
+    await git(['worktree', 'prune'], { cwd: repoPath });
+    const existing = await findWorktree(repoPath, worktreePath);
+    if (existing) {
+      if (existing.branch !== branch) {
+        throw new AppError(
+          'INTERNAL_ERROR',
+          `${worktreePath} is already a worktree of ${existing.branch ?? 'a detached HEAD'}, not ${branch}`,
+        );
+      }
+      return { baseCommit: await mergeBase(repoPath, branch, base) };
+    }
+    await refuseNonEmptyDirectory(worktreePath);
+    await mkdir(path.dirname(path.resolve(worktreePath)), { recursive: true });
+
+    if (await branchCommit(repoPath, branch)) {
+      const holder = (await listWorktrees(repoPath)).find((entry) => entry.branch === branch);
+      if (holder) {
+        throw new AppError('INTERNAL_ERROR', `Branch ${branch} is already checked out at ${holder.path}`);
+      }
+      await git(['worktree', 'add', '--quiet', path.resolve(worktreePath), branch], { cwd: repoPath });
+      return { baseCommit: await mergeBase(repoPath, branch, base) };
+    }
+    // Start from the commit resolved above, so the reported base is exactly where the branch began.
+    await git(['worktree', 'add', '--quiet', '-b', branch, path.resolve(worktreePath), base], {
+      cwd: repoPath,
+    });
+    return { baseCommit: base };
+  });
+}
+
+async function mergeBase(repoPath: string, branch: string, base: string): Promise<string> {
+  return (await gitText(['merge-base', `refs/heads/${branch}`, base], { cwd: repoPath })).trim();
+}
+
+/** Git would fail with a vaguer message; a leftover directory needs a person to look at it. */
+async function refuseNonEmptyDirectory(dir: string): Promise<void> {
+  const info = await stat(dir).catch(() => null);
+  if (!info) return;
+  if (!info.isDirectory() || (await readdir(dir)).length > 0) {
+    throw new AppError('INTERNAL_ERROR', `${dir} exists and is not a worktree of this repository`);
+  }
+}
+
+/**
+ * Removes a run's worktree and forgets it; the branch and its commits stay. Does nothing when
+ * the worktree is already gone. Uncommitted changes in it are discarded, and a worktree
+ * locked by an interrupted `worktree add` is removed too (hence the double `--force`).
+ */
+export async function removeWorktree(repoPath: string, worktreePath: string): Promise<void> {
+  await withRepoLock(repoPath, async () => {
+    const entry = await findWorktree(repoPath, worktreePath);
+    if (entry && !entry.bare && !entry.prunable) {
+      if ((await canonical(entry.path)) === (await canonical(repoPath))) {
+        throw new AppError('INTERNAL_ERROR', 'Refusing to remove the main checkout');
+      }
+      await git(['worktree', 'remove', '--force', '--force', entry.path], { cwd: repoPath });
+    }
+    await git(['worktree', 'prune'], { cwd: repoPath });
+  });
+}
