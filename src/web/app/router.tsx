@@ -1,0 +1,31 @@
+import { createBrowserRouter } from 'react-router';
+import { ProjectLayout } from './layout/project-layout';
+import { RequireAuth } from './layout/require-auth';
+import { LoginRoute, RegisterRoute } from './routes/auth';
+import { BoardRoute } from './routes/board';
+import { FilesRoute } from './routes/files';
+import { NotFoundRoute } from './routes/not-found';
+import { RootRedirect } from './routes/root-redirect';
+import { RouteError } from './routes/route-error';
+
+export const router = createBrowserRouter([
+  { path: '/login', element: <LoginRoute />, errorElement: <RouteError /> },
+  { path: '/register', element: <RegisterRoute />, errorElement: <RouteError /> },
+  {
+    path: '/',
+    element: <RequireAuth />,
+    errorElement: <RouteError />,
+    children: [
+      { index: true, element: <RootRedirect /> },
+      {
+        path: 'projects/:projectId',
+        element: <ProjectLayout />,
+        children: [
+          { index: true, element: <BoardRoute /> },
+          { path: 'files', element: <FilesRoute /> },
+        ],
+      },
+      { path: '*', element: <NotFoundRoute /> },
+    ],
+  },
+]);

@@ -1,0 +1,7 @@
+import { useParams } from 'react-router';
+import { FilesView } from '../../features/files/components/files-view';
+
+export function FilesRoute() {
+  const { projectId = '' } = useParams();
+  return <FilesView key={projectId} projectId={projectId} />;
+}

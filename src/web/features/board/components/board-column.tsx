@@ -1,0 +1,79 @@
+import { useDroppable } from '@dnd-kit/core';
+import { SortableContext, verticalListSortingStrategy } from '@dnd-kit/sortable';
+import { Ban } from 'lucide-react';
+import { STATUS_LABELS, type Task, type TaskStatus } from '../../../../contracts/tasks';
+import { cn } from '../../../lib/cn';
+import { columnDroppableId } from '../utils/board-columns';
+import { statusDot } from './task-badges';
+import { TaskCard } from './task-card';
+
+interface BoardColumnProps {
+  status: TaskStatus;
+  tasks: Task[];
+  /** While a card is held: whether it may be dropped here. */
+  dropAllowed: boolean | undefined;
+  onOpenTask: (task: Task) => void;
+}
+
+export function BoardColumn({ status, tasks, dropAllowed, onOpenTask }: BoardColumnProps) {
+  const { setNodeRef, isOver } = useDroppable({ id: columnDroppableId(status) });
+  const refused = dropAllowed === false;
+  const headingId = `column-${status}-heading`;
+
+  return (
+    <section
+      ref={setNodeRef}
+      aria-labelledby={headingId}
+      aria-disabled={refused || undefined}
+      data-testid={`column-${status}`}
+      data-drop-allowed={dropAllowed === undefined ? undefined : String(dropAllowed)}
+      className={cn(
+        'flex max-h-full w-[82vw] shrink-0 snap-start flex-col rounded-lg bg-zinc-100/80 ring-1 ring-zinc-200/70 transition',
+        'sm:w-72 lg:w-auto lg:min-w-56 lg:flex-1 lg:shrink',
+        dropAllowed && 'ring-sky-300',
+        dropAllowed && isOver && 'bg-sky-50 ring-2 ring-sky-400',
+        refused && 'opacity-45 saturate-0',
+        refused && isOver && 'ring-2 ring-red-300',
+      )}
+    >
+      <header className="flex items-center gap-2 px-3 pt-2.5 pb-2">
+        <span aria-hidden="true" className={cn('size-2 rounded-full', statusDot[status])} />
+        <h2 id={headingId} className="text-xs font-semibold tracking-wide text-zinc-700 uppercase">
+          {STATUS_LABELS[status]}
+        </h2>
+        <span
+          aria-hidden="true"
+          className="rounded bg-zinc-200/80 px-1.5 text-[11px] font-medium text-zinc-600 tabular-nums"
+          data-testid={`column-${status}-count`}
+        >
+          {tasks.length}
+        </span>
+        <span className="sr-only">{`${tasks.length} ${tasks.length === 1 ? 'task' : 'tasks'}`}</span>
+        {refused && (
+          <span className="ml-auto flex items-center gap-1 text-[11px] text-zinc-500">
+            <Ban aria-hidden="true" className="size-3" />
+            Not allowed
+          </span>
+        )}
+      </header>
+      <SortableContext
+        id={status}
+        items={tasks.map((task) => task.id)}
+        strategy={verticalListSortingStrategy}
+      >
+        <ol className="flex min-h-16 flex-1 flex-col gap-1.5 overflow-y-auto px-2 pb-2">
+          {tasks.map((task) => (
+            <li key={task.id}>
+              <TaskCard task={task} onOpen={onOpenTask} />
+            </li>
+          ))}
+          {tasks.length === 0 && (
+            <li className="flex items-center justify-center rounded-md border border-dashed border-zinc-300 px-3 py-5 text-xs text-zinc-400">
+              No tasks
+            </li>
+          )}
+        </ol>
+      </SortableContext>
+    </section>
+  );
+}

@@ -1,0 +1,139 @@
+import { Plus, SearchX } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { toast } from 'sonner';
+import { TASK_CATEGORIES, type Task, type TaskCategory } from '../../../../contracts/tasks';
+import { Button } from '../../../components/ui/button';
+import { EmptyState } from '../../../components/ui/empty-state';
+import { ErrorState } from '../../../components/ui/error-state';
+import { LoadingState } from '../../../components/ui/spinner';
+import { type TaskFilters, useTasks } from '../api/get-tasks';
+import { useMoveTask } from '../api/move-task';
+import { useDebouncedValue } from '../hooks/use-debounced-value';
+import { tasksFromColumns } from '../utils/board-columns';
+import { Board } from './board';
+import { CreateTaskDialog } from './create-task-dialog';
+import { FilterBar } from './filter-bar';
+import { TaskDrawer } from './task-drawer';
+
+function parseCategory(value: string | null): TaskCategory | undefined {
+  return (TASK_CATEGORIES as readonly string[]).includes(value ?? '') ? (value as TaskCategory) : undefined;
+}
+
+/** The board page: filters in the URL (?category=&q=), the open task too (?task=). */
+export function BoardView({ projectId }: { projectId: string }) {
+  const [searchParams, setSearchParams] = useSearchParams();
+  const category = parseCategory(searchParams.get('category'));
+  const q = searchParams.get('q') ?? '';
+  const openTaskId = searchParams.get('task') ?? undefined;
+  const [searchInput, setSearchInput] = useState(q);
+  const debouncedSearch = useDebouncedValue(searchInput, 250);
+  const [creating, setCreating] = useState(false);
+
+  const updateParams = (changes: Record<string, string | undefined>) =>
+    setSearchParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        for (const [key, value] of Object.entries(changes)) {
+          if (value) next.set(key, value);
+          else next.delete(key);
+        }
+        return next;
+      },
+      { replace: true },
+    );
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a settled search should touch the URL.
+  useEffect(() => {
+    if (debouncedSearch.trim() !== q) updateParams({ q: debouncedSearch.trim() || undefined });
+  }, [debouncedSearch]);
+
+  const filters: TaskFilters = { category, q: q || undefined };
+  const tasks = useTasks(projectId, filters);
+  const moveTask = useMoveTask(projectId, filters);
+  const filtered = Boolean(category || q);
+  const openTask = (task: Task) => updateParams({ task: task.id });
+
+  return (
+    <div className="flex h-full min-h-0 flex-col">
+      <div className="flex flex-wrap items-center gap-2 px-4 py-3">
+        <FilterBar
+          category={category}
+          search={searchInput}
+          searching={
+            searchInput.trim() !== debouncedSearch.trim() || (tasks.isFetching && tasks.isPlaceholderData)
+          }
+          onCategoryChange={(value) => updateParams({ category: value })}
+          onSearchChange={setSearchInput}
+        />
+        <Button variant="primary" onClick={() => setCreating(true)} data-testid="new-task">
+          <Plus aria-hidden="true" className="size-4" />
+          <span className="sr-only sm:not-sr-only">New task</span>
+        </Button>
+      </div>
+
+      <div className="min-h-0 flex-1">
+        {tasks.data ? (
+          <div className="flex h-full flex-col">
+            {filtered && tasks.data.length === 0 && (
+              <EmptyState
+                icon={SearchX}
+                className="py-3"
+                title="No tasks match these filters"
+                action={
+                  <Button
+                    size="sm"
+                    onClick={() => {
+                      setSearchInput('');
+                      updateParams({ q: undefined, category: undefined });
+                    }}
+                  >
+                    Clear filters
+                  </Button>
+                }
+              />
+            )}
+            <div className="min-h-0 flex-1">
+              <Board
+                tasks={tasks.data}
+                onOpenTask={openTask}
+                onMove={(drop) => {
+                  const position = drop.columns[drop.status].indexOf(drop.task.id);
+                  moveTask({
+                    task: drop.task,
+                    status: drop.status,
+                    position: drop.position,
+                    afterId: drop.columns[drop.status][position - 1],
+                    beforeId: drop.columns[drop.status][position + 1],
+                    optimisticTasks: tasksFromColumns(tasks.data, drop.columns),
+                  });
+                }}
+              />
+            </div>
+          </div>
+        ) : tasks.isError ? (
+          <ErrorState
+            title="Could not load the board"
+            error={tasks.error}
+            onRetry={() => void tasks.refetch()}
+            retrying={tasks.isFetching}
+          />
+        ) : (
+          <LoadingState label="Loading tasks…" />
+        )}
+      </div>
+
+      <CreateTaskDialog
+        projectId={projectId}
+        open={creating}
+        initialColumn="backlog"
+        onOpenChange={setCreating}
+        onCreated={(task) => {
+          setCreating(false);
+          toast.success('Task created', { description: task.title });
+        }}
+      />
+      <TaskDrawer taskId={openTaskId} onClose={() => updateParams({ task: undefined })} />
+    </div>
+  );
+}

@@ -1,0 +1,219 @@
+import { ArrowRight, Pencil, Trash2 } from 'lucide-react';
+import { useState } from 'react';
+import { toast } from 'sonner';
+import { MANUAL_TRANSITIONS, STATUS_LABELS, type Task } from '../../../../contracts/tasks';
+import { Badge } from '../../../components/ui/badge';
+import { Button } from '../../../components/ui/button';
+import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
+import { Dialog, DialogTitle, SheetContent } from '../../../components/ui/dialog';
+import { ErrorState } from '../../../components/ui/error-state';
+import { LoadingState } from '../../../components/ui/spinner';
+import { cn } from '../../../lib/cn';
+import { formatDateTime } from '../../../lib/format';
+import { useDeleteTask } from '../api/delete-task';
+import { useTask } from '../api/get-task';
+import { useSetTaskStatus } from '../api/move-task';
+import { useUpdateTask } from '../api/update-task';
+import { CATEGORY_LABELS, CategoryBadge, PRIORITY_LABELS, PriorityBadge, statusDot } from './task-badges';
+import { TaskForm } from './task-form';
+
+interface TaskDrawerProps {
+  taskId: string | undefined;
+  onClose: () => void;
+}
+
+/** The side sheet for one task: read it, edit it, move it, delete it. */
+export function TaskDrawer({ taskId, onClose }: TaskDrawerProps) {
+  return (
+    <Dialog open={Boolean(taskId)} onOpenChange={(open) => !open && onClose()}>
+      <SheetContent data-testid="task-drawer" aria-describedby={undefined}>
+        {taskId && <TaskDrawerBody key={taskId} taskId={taskId} onClose={onClose} />}
+      </SheetContent>
+    </Dialog>
+  );
+}
+
+function TaskDrawerBody({ taskId, onClose }: { taskId: string; onClose: () => void }) {
+  const task = useTask(taskId);
+  if (task.data) return <TaskDetails task={task.data} onClose={onClose} />;
+  return (
+    <>
+      <DialogTitle className="sr-only">Task</DialogTitle>
+      {task.isError ? (
+        <ErrorState
+          className="flex-1"
+          title="Could not load the task"
+          error={task.error}
+          onRetry={() => void task.refetch()}
+          retrying={task.isFetching}
+        />
+      ) : (
+        <LoadingState className="flex-1" label="Loading task…" />
+      )}
+    </>
+  );
+}
+
+function TaskDetails({ task, onClose }: { task: Task; onClose: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const updateTask = useUpdateTask();
+  const deleteTask = useDeleteTask();
+  const setStatus = useSetTaskStatus();
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col">
+      <div className="border-b border-zinc-200 px-5 pt-4 pb-4">
+        <div className="flex items-center gap-2 text-xs text-zinc-500">
+          <span className={cn('size-2 rounded-full', statusDot[task.status])} aria-hidden="true" />
+          <span data-testid="task-status">{STATUS_LABELS[task.status]}</span>
+        </div>
+        <DialogTitle className="mt-1.5 text-lg leading-snug break-words">{task.title}</DialogTitle>
+        <div className="mt-2 flex flex-wrap items-center gap-1">
+          <CategoryBadge category={task.category} />
+          <PriorityBadge priority={task.priority} />
+        </div>
+        {!editing && (
+          <div className="mt-4 flex flex-wrap items-center gap-2">
+            <Button size="sm" onClick={() => setEditing(true)} data-testid="task-edit">
+              <Pencil aria-hidden="true" className="size-3" />
+              Edit
+            </Button>
+            {MANUAL_TRANSITIONS[task.status].map((status) => (
+              <Button
+                key={status}
+                size="sm"
+                loading={setStatus.isPending && setStatus.variables?.status === status}
+                onClick={() => setStatus.mutate({ task, status })}
+                data-testid={`task-move-${status}`}
+              >
+                <ArrowRight aria-hidden="true" className="size-3" />
+                Move to {STATUS_LABELS[status]}
+              </Button>
+            ))}
+            <Button
+              size="sm"
+              variant="ghost"
+              className="ml-auto text-red-600 hover:bg-red-50 hover:text-red-700"
+              onClick={() => setConfirmingDelete(true)}
+              data-testid="task-delete"
+            >
+              <Trash2 aria-hidden="true" className="size-3" />
+              Delete
+            </Button>
+          </div>
+        )}
+      </div>
+
+      <div className="min-h-0 flex-1 overflow-y-auto px-5 py-4">
+        {editing ? (
+          <TaskForm
+            showColumn={false}
+            initialValues={{
+              title: task.title,
+              description: task.description,
+              category: task.category,
+              priority: task.priority,
+            }}
+            submitLabel="Save changes"
+            pending={updateTask.isPending}
+            error={updateTask.error}
+            onCancel={() => {
+              updateTask.reset();
+              setEditing(false);
+            }}
+            onSubmit={(values) =>
+              updateTask.mutate(
+                {
+                  id: task.id,
+                  title: values.title.trim(),
+                  description: values.description.trim(),
+                  category: values.category,
+                  priority: values.priority,
+                },
+                {
+                  onSuccess: () => {
+                    setEditing(false);
+                    toast.success('Task saved');
+                  },
+                },
+              )
+            }
+          />
+        ) : (
+          <TaskFacts task={task} />
+        )}
+      </div>
+
+      <ConfirmDialog
+        open={confirmingDelete}
+        onOpenChange={setConfirmingDelete}
+        title="Delete this task?"
+        description={`“${task.title}” will be removed from the board. This cannot be undone.`}
+        confirmLabel="Delete task"
+        pending={deleteTask.isPending}
+        onConfirm={() =>
+          deleteTask.mutate(task, {
+            onSuccess: () => {
+              setConfirmingDelete(false);
+              toast.success('Task deleted');
+              onClose();
+            },
+          })
+        }
+      />
+    </div>
+  );
+}
+
+function TaskFacts({ task }: { task: Task }) {
+  const facts = [
+    ['Status', STATUS_LABELS[task.status]],
+    ['Category', CATEGORY_LABELS[task.category]],
+    ['Priority', PRIORITY_LABELS[task.priority]],
+    ['Created', formatDateTime(task.createdAt)],
+    ['Updated', formatDateTime(task.updatedAt)],
+  ] as const;
+  return (
+    <div className="flex flex-col gap-6">
+      <section aria-labelledby="task-description-heading">
+        <h3 id="task-description-heading" className="mb-1.5 text-xs font-medium text-zinc-500">
+          Description
+        </h3>
+        {task.description ? (
+          <p
+            className="text-sm leading-relaxed break-words whitespace-pre-wrap text-zinc-800"
+            data-testid="task-description"
+          >
+            {task.description}
+          </p>
+        ) : (
+          <p className="text-sm text-zinc-400 italic">No description</p>
+        )}
+      </section>
+      <dl className="grid grid-cols-[7rem_1fr] gap-x-3 gap-y-2 text-sm">
+        {facts.map(([label, value]) => (
+          <div key={label} className="contents">
+            <dt className="text-zinc-500">{label}</dt>
+            <dd className="text-zinc-800">{value}</dd>
+          </div>
+        ))}
+      </dl>
+      {task.subtasks && task.subtasks.length > 0 && (
+        <section aria-labelledby="task-subtasks-heading">
+          <h3 id="task-subtasks-heading" className="mb-1.5 text-xs font-medium text-zinc-500">
+            Subtasks
+          </h3>
+          <ol className="flex flex-col gap-1.5">
+            {task.subtasks.map((subtask) => (
+              <li key={subtask.id} className="flex items-start gap-2 text-sm text-zinc-800">
+                <Badge className="tabular-nums">{subtask.order}</Badge>
+                {subtask.title}
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
+    </div>
+  );
+}

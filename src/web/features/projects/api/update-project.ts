@@ -1,0 +1,21 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { Project, UpdateProjectInput } from '../../../../contracts/projects';
+import { apiRequest } from '../../../lib/api-client';
+import { projectsQueryKey } from './get-projects';
+
+export function updateProject({ id, ...input }: UpdateProjectInput & { id: string }): Promise<Project> {
+  return apiRequest<Project>(`/api/projects/${encodeURIComponent(id)}`, { method: 'PATCH', body: input });
+}
+
+export function useUpdateProject() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: updateProject,
+    meta: { errorTitle: 'Could not rename the project' },
+    onSuccess: (updated) => {
+      queryClient.setQueryData<Project[]>(projectsQueryKey, (projects) =>
+        projects?.map((project) => (project.id === updated.id ? updated : project)),
+      );
+    },
+  });
+}

@@ -1,0 +1,118 @@
+import { ChevronsUpDown, Pencil, Plus, Trash2 } from 'lucide-react';
+import { useState } from 'react';
+import type { Project } from '../../../../contracts/projects';
+import { Button } from '../../../components/ui/button';
+import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
+import { useDeleteProject } from '../api/delete-project';
+import { useProjects } from '../api/get-projects';
+import { CreateProjectDialog } from './create-project-dialog';
+import { RenameProjectDialog } from './rename-project-dialog';
+
+interface ProjectSwitcherProps {
+  currentProjectId: string | undefined;
+  onSelect: (projectId: string) => void;
+  onCreated: (project: Project) => void;
+  onDeleted: (project: Project) => void;
+}
+
+type OpenDialog = 'create' | 'rename' | 'delete' | null;
+
+/** Choose, create, import, rename and delete projects; sits in the dark app header. */
+export function ProjectSwitcher({ currentProjectId, onSelect, onCreated, onDeleted }: ProjectSwitcherProps) {
+  const projects = useProjects();
+  const deleteProject = useDeleteProject();
+  const [dialog, setDialog] = useState<OpenDialog>(null);
+  const current = projects.data?.find((project) => project.id === currentProjectId);
+  const closeDialog = (open: boolean) => {
+    if (!open) setDialog(null);
+  };
+
+  return (
+    <div className="flex min-w-0 items-center gap-1">
+      <div className="relative min-w-0">
+        <label htmlFor="project-switcher" className="sr-only">
+          Project
+        </label>
+        <select
+          id="project-switcher"
+          data-testid="project-switcher"
+          value={current?.id ?? ''}
+          disabled={!projects.data}
+          onChange={(event) => onSelect(event.target.value)}
+          className="h-8 w-full max-w-56 min-w-28 cursor-pointer appearance-none truncate rounded-md border border-zinc-700 bg-zinc-900 pr-7 pl-2.5 text-sm font-medium text-zinc-100 hover:border-zinc-600 focus:outline-2 focus:outline-sky-500"
+        >
+          {!current && <option value="">{projects.isPending ? 'Loading…' : 'Select a project'}</option>}
+          {projects.data?.map((project) => (
+            <option key={project.id} value={project.id}>
+              {project.name}
+            </option>
+          ))}
+        </select>
+        <ChevronsUpDown
+          aria-hidden="true"
+          className="pointer-events-none absolute top-1/2 right-2 size-3.5 -translate-y-1/2 text-zinc-400"
+        />
+      </div>
+      <Button
+        variant="ghost-dark"
+        size="icon"
+        aria-label="New project"
+        title="New project or import a repository"
+        onClick={() => setDialog('create')}
+        data-testid="project-create"
+      >
+        <Plus aria-hidden="true" className="size-4" />
+      </Button>
+      <Button
+        variant="ghost-dark"
+        size="icon"
+        aria-label="Rename project"
+        title="Rename project"
+        disabled={!current}
+        onClick={() => setDialog('rename')}
+        data-testid="project-rename"
+      >
+        <Pencil aria-hidden="true" className="size-3.5" />
+      </Button>
+      <Button
+        variant="ghost-dark"
+        size="icon"
+        aria-label="Delete project"
+        title="Delete project"
+        disabled={!current}
+        onClick={() => setDialog('delete')}
+        data-testid="project-delete"
+      >
+        <Trash2 aria-hidden="true" className="size-3.5" />
+      </Button>
+
+      <CreateProjectDialog
+        open={dialog === 'create'}
+        onOpenChange={closeDialog}
+        onCreated={(project) => {
+          setDialog(null);
+          onCreated(project);
+        }}
+      />
+      {current && (
+        <>
+          <RenameProjectDialog project={current} open={dialog === 'rename'} onOpenChange={closeDialog} />
+          <ConfirmDialog
+            open={dialog === 'delete'}
+            onOpenChange={closeDialog}
+            title={`Delete “${current.name}”?`}
+            description="Its board, tasks and repository checkout are removed. This cannot be undone."
+            confirmLabel="Delete project"
+            pending={deleteProject.isPending}
+            onConfirm={() =>
+              deleteProject.mutate(current.id, {
+                onSuccess: () => onDeleted(current),
+                onSettled: () => setDialog(null),
+              })
+            }
+          />
+        </>
+      )}
+    </div>
+  );
+}
