@@ -37,6 +37,17 @@ const TYPE_KINDS: Record<string, LlmErrorKind> = {
   request_too_large: 'bad_request',
 };
 
+/** The status an error type stands for, when a mid-stream error event carries only the type. */
+const TYPE_STATUSES: Record<string, number> = {
+  authentication_error: 401,
+  permission_error: 403,
+  rate_limit_error: 429,
+  overloaded_error: 529,
+  api_error: 500,
+  invalid_request_error: 400,
+  not_found_error: 404,
+};
+
 /** HTTP status → kind. 529 is Anthropic's "overloaded"; 408 and 409 are worth another try. */
 export function kindForStatus(status: number): LlmErrorKind {
   if (status === 401 || status === 403) return 'auth';
@@ -77,6 +88,21 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
+/**
+ * "429 rate_limit_error: Number of requests exceeded" — from the body's own message where there is one, instead
+ * of the SDK's default (which quotes the whole JSON body for an Anthropic error).
+ */
+function describeApiError(error: AnthropicApiError | OpenAiApiError): string {
+  type Part = { message?: unknown; type?: unknown };
+  const body = error.error as (Part & { error?: Part }) | undefined;
+  const inner: Part | undefined = body?.error ?? body;
+  const message = typeof inner?.message === 'string' ? inner.message : error.message;
+  const type =
+    typeof error.type === 'string' ? error.type : typeof inner?.type === 'string' ? inner.type : '';
+  const head = [error.status, type].filter(Boolean).join(' ');
+  return head && !message.startsWith(head) ? `${head}: ${message}` : message;
+}
+
 function classifyApiError(error: AnthropicApiError | OpenAiApiError): {
   kind: LlmErrorKind;
   status?: number;
@@ -85,7 +111,7 @@ function classifyApiError(error: AnthropicApiError | OpenAiApiError): {
   // An error event inside a stream: no HTTP status, only the body's type (and, from some servers, a code).
   const type = typeof error.type === 'string' ? error.type : undefined;
   const code = statusOfCode((error as { code?: unknown }).code);
-  if (type && TYPE_KINDS[type]) return { kind: TYPE_KINDS[type], status: code };
+  if (type && TYPE_KINDS[type]) return { kind: TYPE_KINDS[type], status: code ?? TYPE_STATUSES[type] };
   if (code) return { kind: kindForStatus(code), status: code };
   return { kind: 'server' };
 }
@@ -108,10 +134,16 @@ export function toLlmError(error: unknown, ctx: FailureContext): LlmError {
   }
   if (isApiError(error)) {
     const { kind, status } = classifyApiError(error);
-    return new LlmError(kind, clean(error.message), status, retryAfterMs(error.headers ?? undefined));
+    return new LlmError(
+      kind,
+      clean(describeApiError(error)),
+      status,
+      retryAfterMs(error.headers ?? undefined),
+    );
   }
   // The socket closed mid-body ("terminated"), a reset, or a malformed SSE frame: the provider's side failed.
-  const message = error instanceof Error ? error.message : String(error);
-  const kind: LlmErrorKind = error instanceof SyntaxError ? 'server' : 'network';
-  return new LlmError(kind, clean(message || 'the connection failed'));
+  const message = (error instanceof Error ? error.message : String(error)) || 'unknown failure';
+  if (error instanceof SyntaxError)
+    return new LlmError('server', clean(`unreadable stream data (${message})`));
+  return new LlmError('network', clean(`the connection failed or was cut (${message})`));
 }

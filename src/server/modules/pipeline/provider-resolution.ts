@@ -45,7 +45,8 @@ export function resolveProvider(
         'An OpenAI-compatible base URL is required (settings or OPENAI_BASE_URL)',
       );
     }
-    const key = secrets.openaiKey ?? defaults.openaiApiKey;
+    // The operator's key goes only to the operator's endpoint, never to a URL a user typed.
+    const key = secrets.openaiKey ?? (baseUrl === defaults.openaiBaseUrl ? defaults.openaiApiKey : undefined);
     return { provider, openaiBaseUrl: baseUrl, ...(key ? { openaiKey: key } : {}) };
   }
   const header = secrets.anthropicKey;

@@ -70,13 +70,15 @@ function description(prompt: string): string {
 }
 
 function bulletItems(lines: string[]): string[] {
+  const BULLET = /^([-*•]|\d+[.)])\s+/;
+  const trimmed = lines.map((l) => l.trim()).filter((l) => l && !l.startsWith('```'));
+  // When the section is a list, prose around it is not an item.
+  const items = trimmed.some((l) => BULLET.test(l)) ? trimmed.filter((l) => BULLET.test(l)) : trimmed;
   return (
-    lines
-      .map((l) => l.trim())
+    items
+      .map((l) => l.replace(BULLET, '').trim())
       // "(no files changed)" and the like are placeholders, not items.
-      .filter((l) => l && !l.startsWith('```') && !/^\(.*\)$/.test(l))
-      .map((l) => l.replace(/^([-*•]|\d+[.)])\s+/, '').trim())
-      .filter(Boolean)
+      .filter((l) => l && !/^\(.*\)$/.test(l))
   );
 }
 

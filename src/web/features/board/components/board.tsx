@@ -61,7 +61,7 @@ export function Board({ tasks, onMove, onOpenTask }: BoardProps) {
       {...handlers}
     >
       <div
-        className="flex h-full snap-x snap-mandatory gap-3 overflow-x-auto overscroll-x-contain px-4 pb-4 sm:snap-none"
+        className="relative flex h-full snap-x snap-mandatory gap-3 overflow-x-auto overscroll-x-contain px-4 pb-4 sm:snap-none"
         data-testid="board"
       >
         {TASK_STATUSES.map((status: TaskStatus) => (

@@ -1,0 +1,106 @@
+// The simulator against the pipeline's real prompt builders: if the prompts change shape, this says so.
+import { describe, expect, it } from 'vitest';
+import { fileChangesSchema, reviewResultSchema, subtaskListSchema } from '../../../../contracts/pipeline.js';
+import { buildCoderSystemPrompt, buildCoderUserPrompt } from '../../pipeline/prompts/coder-prompt.js';
+import { buildPlannerSystemPrompt, buildPlannerUserPrompt } from '../../pipeline/prompts/planner-prompt.js';
+import {
+  buildReviewerSystemPrompt,
+  buildReviewerUserPrompt,
+} from '../../pipeline/prompts/reviewer-prompt.js';
+import { answerFor } from './agents.js';
+import { parsePrompt } from './prompt.js';
+import { jsonOf } from './prompt-fixtures.js';
+import { parseScenario } from './scenario.js';
+
+const task = {
+  title: 'Add greeting helper',
+  category: 'test',
+  description: 'Greet by name.\n\nKeep it small.',
+};
+
+describe('simulator reading the pipeline prompts', () => {
+  it('recognises each agent and the task', () => {
+    const info = parsePrompt(
+      buildPlannerSystemPrompt(),
+      buildPlannerUserPrompt({ task, repoMap: 'src/\n  a.ts' }),
+    );
+    expect(info.agent).toBe('planner');
+    expect(info.task).toEqual({ title: task.title, category: 'test', description: task.description });
+    expect(parsePrompt(buildCoderSystemPrompt(), '').agent).toBe('coder');
+    expect(parsePrompt(buildReviewerSystemPrompt(), '').agent).toBe('reviewer');
+  });
+
+  it('plans, codes each subtask on the current files, reviews and fixes with valid outputs', () => {
+    const scenario = parseScenario('review-fails=1');
+    const plan = subtaskListSchema.parse(
+      jsonOf(
+        answerFor(
+          parsePrompt(buildPlannerSystemPrompt(), buildPlannerUserPrompt({ task, repoMap: '' })),
+          scenario,
+        ),
+      ),
+    );
+    const files = new Map<string, string>();
+    for (const [i, subtask] of plan.subtasks.entries()) {
+      const prompt = buildCoderUserPrompt({
+        task,
+        subtask,
+        subtaskIndex: i + 1,
+        subtaskCount: plan.subtasks.length,
+        previousOutputs: [],
+        currentFiles: (subtask.files ?? [])
+          .filter((p) => files.has(p))
+          .map((path) => ({
+            path,
+            content: files.get(path)!,
+            truncated: false,
+          })),
+      });
+      const out = fileChangesSchema.parse(
+        jsonOf(answerFor(parsePrompt(buildCoderSystemPrompt(), prompt), scenario)),
+      );
+      expect(out.files.map((f) => f.filePath)).toEqual(subtask.files);
+      for (const f of out.files) files.set(f.filePath, f.content);
+    }
+    expect([...files.keys()]).toEqual(['src/add-greeting-helper.ts', 'tests/add-greeting-helper.test.ts']);
+
+    const review = (iteration: number) =>
+      reviewResultSchema.parse(
+        jsonOf(
+          answerFor(
+            parsePrompt(
+              buildReviewerSystemPrompt(),
+              buildReviewerUserPrompt({
+                task,
+                subtasks: plan.subtasks,
+                iteration,
+                changedFiles: [...files.keys()],
+                diff: '+x',
+              }),
+            ),
+            scenario,
+          ),
+        ),
+      );
+    const failed = review(0);
+    expect(failed.passed).toBe(false);
+    expect(failed.findings[0]!.file).toBe('src/add-greeting-helper.ts');
+
+    const main = files.get('src/add-greeting-helper.ts')!;
+    const fixPrompt = buildCoderUserPrompt({
+      task,
+      subtask: null,
+      iteration: 1,
+      reviewFindings: failed,
+      previousOutputs: [],
+      currentFiles: [{ path: 'src/add-greeting-helper.ts', content: main, truncated: false }],
+    });
+    const fixed = fileChangesSchema.parse(
+      jsonOf(answerFor(parsePrompt(buildCoderSystemPrompt(), fixPrompt), scenario)),
+    );
+    expect(fixed.files).toHaveLength(1);
+    expect(fixed.files[0]!.content.startsWith(main)).toBe(true);
+    expect(fixed.files[0]!.content).toContain(failed.findings[0]!.message);
+    expect(review(1).passed).toBe(true);
+  });
+});

@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** Debian's Chromium (CI installs it); browser journeys are skipped, with a note, where it is missing. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM_PATH);
+
+if (!hasChromium) {
+  console.warn(`[e2e] ${CHROMIUM_PATH} not found: browser journeys are skipped (apt-get install chromium).`);
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Console errors and page errors of a page, minus the expected 401 of /api/auth/me before signing in. */
+export function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const text = message.text();
+    if (/Failed to load resource: the server responded with a status of 4\d\d/.test(text)) return;
+    errors.push(`console: ${text}`);
+  });
+  return errors;
+}
