@@ -38,10 +38,9 @@ async function ensureInstalled() {
   const lock = at('package-lock.json');
   if (existsSync(marker) && mtime(marker) >= Math.max(mtime(lock), mtime(at('package.json')))) return;
   console.log('[autocoder] installing dependencies…');
-  await run(
-    'npm',
-    existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'],
-  );
+  // `npm install` honours the lock file; `npm ci` would refuse a lock file that lacks other
+  // platforms' optional binaries, which some registry mirrors do not carry.
+  await run('npm', ['install', '--no-audit', '--no-fund']);
 }
 
 async function ensureBuilt() {
