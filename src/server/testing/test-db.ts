@@ -27,6 +27,16 @@ export async function openTestDatabase(): Promise<Database> {
       const dropper = new pg.Client({ connectionString: adminUrl });
       await dropper.connect();
       try {
+        // The pool's sockets may still be saying goodbye: wait for them rather than killing them,
+        // which would surface as "terminating connection" errors in the closing pool.
+        for (let attempt = 0; attempt < 100; attempt++) {
+          const { rows } = await dropper.query(
+            'select count(*)::int as n from pg_stat_activity where datname = $1',
+            [name],
+          );
+          if (rows[0]?.n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await dropper.end();

@@ -1,7 +1,7 @@
-import { and, asc, eq, ilike, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, ilike, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { TaskStatus } from '../../../contracts/tasks.js';
 import type { Db } from '../../db/client.js';
-import { projects, tasks } from '../../db/schema.js';
+import { pipelineRuns, projects, tasks } from '../../db/schema.js';
 
 export type TaskRow = typeof tasks.$inferSelect;
 
@@ -95,3 +95,23 @@ export async function deleteTaskRow(db: Db, taskId: string): Promise<void> {
 }
 
 export type { TaskStatus };
+
+/** Serialises order changes within a project until the transaction ends. */
+export async function lockProjectOrder(db: Db, projectId: string): Promise<void> {
+  await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`task-order:${projectId}`}, 0))`);
+}
+
+export async function findTaskForUpdate(db: Db, taskId: string): Promise<TaskRow | null> {
+  const [row] = await db.select().from(tasks).where(eq(tasks.id, taskId)).for('update').limit(1);
+  return row ?? null;
+}
+
+/** True while a run of the task is running or paused. */
+export async function hasActiveRun(db: Db, taskId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: pipelineRuns.id })
+    .from(pipelineRuns)
+    .where(and(eq(pipelineRuns.taskId, taskId), inArray(pipelineRuns.status, ['running', 'paused'])))
+    .limit(1);
+  return Boolean(row);
+}

@@ -189,6 +189,47 @@ describe('moving tasks', () => {
   });
 });
 
+describe('concurrent moves', () => {
+  it('serialises moves within a project: all succeed and every card keeps a distinct place', async () => {
+    const { client, projectId } = await signedInClient(t.app);
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++)
+      ids.push((await client.post<Task>('/api/tasks', { projectId, title: `c${i}` })).body.id);
+    // Everyone aims at the same gap at once: without serialisation they collide and renumberings deadlock.
+    const results = await Promise.all(
+      ids.map((id, i) =>
+        client.patch(`/api/tasks/${id}/status`, { status: i % 2 ? 'spec' : 'backlog', position: 1 }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(ids.map(() => 200));
+    const all = await list(client, projectId);
+    expect(all).toHaveLength(30);
+    for (const status of ['backlog', 'spec']) {
+      const positions = all.filter((task) => task.status === status).map((task) => task.position);
+      expect(new Set(positions).size).toBe(positions.length);
+    }
+  });
+
+  it('refuses to move a task to another column while a pipeline works on it', async () => {
+    const { client, projectId } = await signedInClient(t.app);
+    const { body: task } = await client.post<Task>('/api/tasks', {
+      projectId,
+      title: 'Busy',
+      status: 'spec',
+    });
+    await t.database.db.insert(pipelineRuns).values({ taskId: task.id, status: 'running' });
+    const res = await client.patch(`/api/tasks/${task.id}/status`, { status: 'backlog' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'INVALID_TRANSITION',
+      message: expect.stringMatching(/Cancel it/),
+    });
+    expect((await client.patch(`/api/tasks/${task.id}/status`, { status: 'spec', position: 0 })).status).toBe(
+      200,
+    );
+  });
+});
+
 describe('bad input never yields a 500', () => {
   const bodies: unknown[] = [
     'not json',

@@ -10,6 +10,7 @@ import type {
   UpdateTaskStatusInput,
 } from '../../../contracts/tasks.js';
 import { canMoveManually, MANUAL_TRANSITIONS } from '../../../contracts/tasks.js';
+import type { Db } from '../../db/client.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { getOwnedProject } from '../projects/projects.js';
@@ -18,8 +19,11 @@ import {
   columnPositions,
   deleteTaskRow,
   findOwnedTask,
+  findTaskForUpdate,
+  hasActiveRun,
   insertTask,
   listTaskRows,
+  lockProjectOrder,
   maxPosition,
   renumberColumn,
   type TaskRow,
@@ -89,44 +93,60 @@ export async function moveTask(
   taskId: string,
   input: UpdateTaskStatusInput,
 ): Promise<Task> {
-  const task = await getOwnedTask(deps, userId, taskId);
-  const from = task.status as TaskStatus;
-  if (!canMoveManually(from, input.status)) {
-    const allowed = MANUAL_TRANSITIONS[from];
-    const reason =
-      input.status === 'done'
-        ? 'A task reaches Done only by approving its review.'
-        : input.status === 'building' || input.status === 'review'
-          ? `A task enters ${input.status} only through the pipeline.`
-          : `A task in ${from} cannot be moved by hand.`;
-    throw new AppError(
-      'INVALID_TRANSITION',
-      `Cannot move a task from ${from} to ${input.status}. ${reason} Allowed: ${allowed.length ? allowed.join(', ') : 'none'}.`,
-      { from, to: input.status, allowed: [...allowed] },
-    );
-  }
-  const position = await placeInColumn(deps, task, input.status, input.position);
-  const row = await updateTaskRow(deps.db, taskId, {
-    status: input.status,
-    position,
-    updatedAt: new Date(deps.now()),
+  const owned = await getOwnedTask(deps, userId, taskId);
+  // Moves within one project are serialised: two moves into the same gap would otherwise
+  // compute the same position, and two renumberings would deadlock each other.
+  return deps.db.transaction(async (tx) => {
+    await lockProjectOrder(tx, owned.projectId);
+    const task = await findTaskForUpdate(tx, taskId);
+    if (!task) throw notFound('TASK_NOT_FOUND', 'Task');
+    const from = task.status as TaskStatus;
+    if (from !== input.status && (await hasActiveRun(tx, taskId))) {
+      throw new AppError(
+        'INVALID_TRANSITION',
+        'A pipeline is working on this task. Cancel it before moving the task to another column.',
+        { from, to: input.status, allowed: [] },
+      );
+    }
+    if (!canMoveManually(from, input.status)) {
+      const allowed = MANUAL_TRANSITIONS[from];
+      const reason =
+        input.status === 'done'
+          ? 'A task reaches Done only by approving its review.'
+          : input.status === 'building' || input.status === 'review'
+            ? `A task enters ${input.status} only through the pipeline.`
+            : `A task in ${from} cannot be moved by hand.`;
+      throw new AppError(
+        'INVALID_TRANSITION',
+        `Cannot move a task from ${from} to ${input.status}. ${reason} Allowed: ${allowed.length ? allowed.join(', ') : 'none'}.`,
+        { from, to: input.status, allowed: [...allowed] },
+      );
+    }
+    const position = await placeInColumn(tx, task, input.status, input.position);
+    const row = await updateTaskRow(tx, taskId, {
+      status: input.status,
+      position,
+      updatedAt: new Date(deps.now()),
+    });
+    if (!row) throw notFound('TASK_NOT_FOUND', 'Task');
+    return toTask(row);
   });
-  if (!row) throw notFound('TASK_NOT_FOUND', 'Task');
-  return toTask(row);
 }
 
-async function placeInColumn(deps: AppDeps, task: TaskRow, status: string, index: number | undefined) {
-  const others = await columnPositions(deps.db, task.projectId, status, task.id);
+async function placeInColumn(db: Db, task: TaskRow, status: string, index: number | undefined) {
+  const others = await columnPositions(db, task.projectId, status, task.id);
   if (index === undefined) {
     // No place asked for: keep the card where it is within its column, or append it to a new one.
     if (status === task.status) return task.position;
     const last = others.at(-1);
     return last ? last.position + POSITION_STEP : POSITION_STEP;
   }
-  const positions = others.map((other) => other.position);
-  const position = positionAt(positions, index);
+  const position = positionAt(
+    others.map((other) => other.position),
+    index,
+  );
   if (position !== null) return position;
-  await renumberColumn(deps.db, others, POSITION_STEP);
+  await renumberColumn(db, others, POSITION_STEP);
   return positionAt(
     others.map((_, i) => (i + 1) * POSITION_STEP),
     index,

@@ -1,0 +1,721 @@
+// `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
+// PostgreSQL, plus the time `npm start` takes to answer its first health check. See bench/README.md.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import type { Health } from '../src/contracts/health.js';
+import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contracts/tasks.js';
+import { formatJson, int, ms, table } from './lib/format.js';
+import { BenchClient } from './lib/http.js';
+import { runScenario, type ScenarioResult } from './lib/load.js';
+import { type BenchDatabase, createBenchDatabase, redactUrl } from './lib/postgres.js';
+import {
+  cleanupSync,
+  ensureBuilt,
+  freePort,
+  installIsStale,
+  makeTempDir,
+  removeTempDir,
+  spawnGroup,
+  stopAll,
+  waitHealthy,
+} from './lib/processes.js';
+import { median, round } from './lib/stats.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got "${raw}"`);
+  return value;
+}
+
+type DbKind = 'pglite' | 'postgres';
+
+const config = {
+  clients: intEnv('BENCH_CLIENTS', 50),
+  tasks: intEnv('BENCH_TASKS', 1000),
+  seedConcurrency: intEnv('BENCH_SEED_CONCURRENCY', 20),
+  loginRequests: intEnv('BENCH_LOGIN_REQUESTS', 500),
+  listRequests: intEnv('BENCH_LIST_REQUESTS', 2000),
+  moveRequests: intEnv('BENCH_MOVE_REQUESTS', 2000),
+  serialRequests: intEnv('BENCH_SERIAL_REQUESTS', 60),
+  timeCapMs: intEnv('BENCH_TIME_CAP_S', 10) * 1000,
+  startRuns: intEnv('BENCH_START_RUNS', 3),
+  databases: (process.env.BENCH_DATABASES ?? 'pglite,postgres')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name): name is DbKind => name === 'pglite' || name === 'postgres'),
+  postgresUrl:
+    process.env.BENCH_DATABASE_URL ||
+    process.env.TEST_DATABASE_URL ||
+    'postgres://postgres@127.0.0.1:5432/test',
+};
+
+const AIMS = { coldStartMs: 3000, postgresReadP99Ms: 20 };
+const PASSWORD = 'correct horse battery staple';
+/** The server reads it for its per-address login/register limit; the bench lifts that limit (bench/README.md). */
+const RATE_LIMIT_ENV = 'AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE';
+
+/**
+ * The environment every child starts from: ours without the app's own settings (a DATABASE_URL,
+ * AUTOCODER_*, model provider keys), so that only what the bench sets applies.
+ */
+function baseEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(DATABASE_URL|TRUST_PROXY|AUTOCODER_|ANTHROPIC_|OPENAI_)/.test(name)) delete env[name];
+  }
+  return env;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start-up: `npm start` → first 200 of /api/health
+
+interface StartFigures {
+  runs: number[];
+  min: number;
+  median: number;
+  max: number;
+}
+
+type StartResult =
+  | {
+      status: 'ok';
+      database: 'pglite';
+      pollIntervalMs: number;
+      cold: StartFigures;
+      warm: StartFigures;
+      /** Set when fewer runs than asked for were made, with why. */
+      note?: string;
+    }
+  | { status: 'skipped'; reason: string };
+
+/** The first line of an error, for a one-line report. */
+const firstLine = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0]?.slice(0, 300) ?? '';
+
+const figures = (runs: number[]): StartFigures => ({
+  runs: runs.map((value) => round(value, 0)),
+  min: round(Math.min(...runs), 0),
+  median: round(median(runs), 0),
+  max: round(Math.max(...runs), 0),
+});
+
+/** One `npm start` in `dataDir`: ms from spawn to the first 200, then a clean stop. */
+async function timeNpmStart(dataDir: string): Promise<{ ms: number; prepared: boolean }> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...baseEnv(),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    AUTOCODER_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    npm_config_update_notifier: 'false',
+  };
+  const since = performance.now();
+  const spawned = spawnGroup('npm', ['start'], root, env);
+  try {
+    const health = await waitHealthy(port, spawned, since, { intervalMs: 20 });
+    const body = JSON.parse(health.body) as Health;
+    if (body.database !== 'pglite') throw new Error(`npm start served ${body.database}, expected pglite`);
+    // start.mjs says so when it installs or builds first: that start measured a build, not a start.
+    return { ms: health.ms, prepared: /\[autocoder\] (installing|building)/.test(spawned.output()) };
+  } finally {
+    await spawned.stop();
+  }
+}
+
+async function measureStart(): Promise<StartResult> {
+  if (installIsStale(root)) {
+    return {
+      status: 'skipped',
+      reason: 'node_modules is older than package-lock.json, so npm start would run npm ci first',
+    };
+  }
+  /** One measured start: in `dataDir` (warm), or in a fresh temp dir when it is null (cold). */
+  const startOnce = async (dataDir: string | null): Promise<{ ms: number; dataDir: string }> => {
+    for (let attempt = 1; ; attempt++) {
+      await ensureBuilt(root);
+      const dir = dataDir ?? (await makeTempDir('autocoder-bench-start-'));
+      const run = await timeNpmStart(dir);
+      if (!run.prepared) return { ms: run.ms, dataDir: dir };
+      // That start built first (the sources changed meanwhile): it measured a build. A cold start
+      // needs a data dir nobody has opened yet, so it gets a new one.
+      if (dataDir === null) await removeTempDir(dir);
+      if (attempt >= 3) throw new Error('npm start rebuilt on every try: are the sources being edited?');
+      console.log('  (npm start rebuilt first — the sources changed meanwhile; measuring again)');
+    }
+  };
+
+  // Warm-up: page cache, npm's own start-up, and any build npm start would do.
+  await removeTempDir((await startOnce(null)).dataDir);
+
+  const cold: number[] = [];
+  const warm: number[] = [];
+  let note: string | undefined;
+  try {
+    for (let run = 0; run < config.startRuns; run++) {
+      const first = await startOnce(null);
+      const second = await startOnce(first.dataDir);
+      await removeTempDir(first.dataDir);
+      cold.push(first.ms);
+      warm.push(second.ms);
+      console.log(`  run ${run + 1}: cold ${ms(first.ms)} ms, warm ${ms(second.ms)} ms`);
+    }
+  } catch (error) {
+    // Typically a rebuild that fails because the sources are mid-edit: keep the runs already made.
+    if (cold.length === 0) throw error;
+    note = `${cold.length} of ${config.startRuns} runs: then ${firstLine(error)}`;
+    console.log(`  stopped after ${cold.length} runs: ${firstLine(error)}`);
+  }
+  return {
+    status: 'ok',
+    database: 'pglite',
+    pollIntervalMs: 20,
+    cold: figures(cold),
+    warm: figures(warm),
+    ...(note ? { note } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load: login, list, move against `node dist/server/main.js`
+
+interface SeedTask {
+  id: string;
+  status: TaskStatus;
+}
+
+type DatabaseResult =
+  | {
+      status: 'ok';
+      database: DbKind;
+      postgresUrl?: string;
+      serverStartMs: number;
+      listResponseBytes: number;
+      seed: ScenarioResult;
+      scenarios: {
+        login: ScenarioResult;
+        list: ScenarioResult;
+        listSerial: ScenarioResult;
+        move: ScenarioResult;
+      };
+      rateLimitLifted: boolean;
+      /** Distinct warn/error lines the server logged, with how often. */
+      serverLog: { line: string; count: number }[];
+    }
+  | { status: 'skipped'; database: DbKind; reason: string };
+
+const CATEGORIES: TaskCategory[] = ['feature', 'bug', 'refactor', 'docs', 'test', 'chore'];
+const PRIORITIES: TaskPriority[] = ['low', 'medium', 'high', 'urgent'];
+const DESCRIPTION =
+  'As a user I want the board to stay responsive with many cards, so that I can plan a release ' +
+  'without waiting. Acceptance: the list loads quickly, moves are saved at once, nothing is lost.';
+
+async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promise<DatabaseResult> {
+  const dataDir = await makeTempDir(`autocoder-bench-${kind}-`);
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...baseEnv(),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    AUTOCODER_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    [RATE_LIMIT_ENV]: '1000000',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
+  const since = performance.now();
+  const server = spawnGroup(process.execPath, ['dist/server/main.js'], root, env);
+  // Idle sockets are dropped after 4 s, before the server's 5 s keep-alive timeout can close one
+  // under a request just being sent (which would show as ECONNRESET).
+  const agent = new http.Agent({
+    keepAlive: true,
+    maxSockets: Math.max(config.clients, config.seedConcurrency),
+    timeout: 4_000,
+  });
+  try {
+    const health = await waitHealthy(port, server, since, { intervalMs: 20 });
+    const served = (JSON.parse(health.body) as Health).database;
+    if (served !== kind) throw new Error(`the server runs on ${served}, expected ${kind}`);
+    console.log(`  server up in ${ms(health.ms)} ms on port ${port}`);
+
+    // --- seed: one account, its default project, N tasks
+    const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
+    const owner = new BenchClient(agent, port);
+    await owner.json('POST', '/api/auth/register', { email, password: PASSWORD }, 201);
+    const { projects } = await owner.json<{ projects: { id: string }[] }>(
+      'GET',
+      '/api/projects',
+      undefined,
+      200,
+    );
+    const projectId = projects[0]?.id;
+    if (!projectId) throw new Error('the new account has no project');
+
+    const tasks: SeedTask[] = [];
+    const seed = await runScenario({
+      name: 'seed',
+      label: 'POST /api/tasks',
+      requests: config.tasks,
+      concurrency: config.seedConcurrency,
+      timeCapMs: Math.max(config.timeCapMs, 60_000),
+      warmup: 0,
+      expect: 201,
+      serverPid: server.pid,
+      send: async (_worker, index) => {
+        const res = await owner.request('POST', '/api/tasks', {
+          projectId,
+          title: `Bench task ${index + 1}`,
+          description: DESCRIPTION,
+          category: CATEGORIES[index % CATEGORIES.length],
+          priority: PRIORITIES[index % PRIORITIES.length],
+          status: index % 2 === 0 ? 'backlog' : 'spec',
+        });
+        if (res.status === 201) {
+          const task = JSON.parse(res.body.toString('utf8')) as Task;
+          tasks.push({ id: task.id, status: task.status });
+        }
+        return res.status;
+      },
+    });
+    if (tasks.length !== config.tasks) {
+      throw new Error(
+        `seeding made ${tasks.length} of ${config.tasks} tasks: ${JSON.stringify(seed.errorKinds)}`,
+      );
+    }
+    const listPath = `/api/tasks?projectId=${projectId}`;
+    const listed = await owner.request('GET', listPath);
+    const listedTasks = (JSON.parse(listed.body.toString('utf8')) as { tasks: Task[] }).tasks;
+    if (listed.status !== 200 || listedTasks.length !== config.tasks) {
+      throw new Error(`the list answered ${listed.status} with ${listedTasks.length} tasks`);
+    }
+    console.log(
+      `  seeded ${int(tasks.length)} tasks (${int(seed.throughput)}/s); list is ${int(listed.body.length)} bytes`,
+    );
+
+    // --- (a) login: every client signs in as the owner (the same argon2id verify as any account)
+    const clients = Array.from({ length: config.clients }, () => new BenchClient(agent, port));
+    const clientOf = (worker: number) => {
+      const client = clients[worker];
+      if (!client) throw new Error(`no client ${worker}`);
+      return client;
+    };
+    const login = await runScenario({
+      name: 'login',
+      label: 'POST /api/auth/login',
+      requests: config.loginRequests,
+      concurrency: config.clients,
+      timeCapMs: config.timeCapMs,
+      warmup: config.clients,
+      expect: 200,
+      serverPid: server.pid,
+      send: async (worker) =>
+        (await clientOf(worker).request('POST', '/api/auth/login', { email, password: PASSWORD })).status,
+    });
+    print1(login);
+    // Every client needs a session for what follows, whatever the login scenario met.
+    for (const client of clients) {
+      if (!client.cookie) await client.json('POST', '/api/auth/login', { email, password: PASSWORD }, 200);
+    }
+
+    // --- (b) list the project of N tasks
+    const sendList = async (worker: number) => (await clientOf(worker).request('GET', listPath)).status;
+    const list = await runScenario({
+      name: 'list',
+      label: 'GET /api/tasks?projectId=…',
+      requests: config.listRequests,
+      concurrency: config.clients,
+      timeCapMs: config.timeCapMs,
+      warmup: config.clients,
+      expect: 200,
+      serverPid: server.pid,
+      send: sendList,
+    });
+    print1(list);
+    const listSerial = await runScenario({
+      name: 'list-serial',
+      label: 'GET /api/tasks?projectId=… (1 client)',
+      requests: config.serialRequests,
+      concurrency: 1,
+      timeCapMs: config.timeCapMs,
+      warmup: 10,
+      expect: 200,
+      serverPid: server.pid,
+      send: sendList,
+    });
+    print1(listSerial);
+
+    // --- (c) status moves: each client owns its own cards and flips them backlog ↔ spec
+    const owned = clients.map((_, worker) => tasks.filter((_, index) => index % config.clients === worker));
+    const cursor = clients.map(() => 0);
+    const columnSize = Math.ceil(config.tasks / 2);
+    const move = await runScenario({
+      name: 'move',
+      label: 'PATCH /api/tasks/:id/status',
+      requests: config.moveRequests,
+      concurrency: config.clients,
+      timeCapMs: config.timeCapMs,
+      warmup: config.clients,
+      expect: 200,
+      serverPid: server.pid,
+      send: async (worker) => {
+        const mine = owned[worker] ?? [];
+        const turn = cursor[worker] ?? 0;
+        cursor[worker] = turn + 1;
+        const task = mine[turn % mine.length];
+        if (!task) throw new Error(`client ${worker} owns no task`);
+        const to: TaskStatus = task.status === 'backlog' ? 'spec' : 'backlog';
+        const position = Math.floor(Math.random() * (columnSize + 1));
+        const res = await clientOf(worker).request('PATCH', `/api/tasks/${task.id}/status`, {
+          status: to,
+          position,
+        });
+        if (res.status === 200) task.status = to;
+        return res.status;
+      },
+    });
+    print1(move);
+
+    const after = await owner.json<{ tasks: Task[] }>('GET', listPath, undefined, 200);
+    if (after.tasks.length !== config.tasks)
+      throw new Error(`after the moves the list has ${after.tasks.length} tasks`);
+
+    const scenarios = { login, list, listSerial, move };
+    return {
+      status: 'ok',
+      database: kind,
+      ...(databaseUrl ? { postgresUrl: redactUrl(databaseUrl) } : {}),
+      serverStartMs: round(health.ms, 0),
+      listResponseBytes: listed.body.length,
+      seed,
+      scenarios,
+      rateLimitLifted: login.rateLimited === 0,
+      serverLog: summarizeLog(server.output()),
+    };
+  } finally {
+    agent.destroy();
+    await server.stop();
+    await removeTempDir(dataDir);
+  }
+}
+
+/** The server's JSON log lines grouped by level, message and error message (first line). */
+function summarizeLog(output: string): { line: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const raw of output.split('\n')) {
+    if (!raw.trim()) continue;
+    let line = raw.trim().slice(0, 200);
+    try {
+      const entry = JSON.parse(raw) as { level?: string; msg?: string; error?: { message?: string } };
+      const detail = entry.error?.message?.split('\n')[0];
+      line = `${entry.level ?? '?'} ${entry.msg ?? ''}${detail ? `: ${detail}` : ''}`.slice(0, 200);
+    } catch {
+      // not a JSON line: keep its start
+    }
+    counts.set(line, (counts.get(line) ?? 0) + 1);
+  }
+  return [...counts].map(([line, count]) => ({ line, count })).sort((a, b) => b.count - a.count);
+}
+
+function print1(result: ScenarioResult): void {
+  const extra = [
+    result.rateLimited ? `${result.rateLimited} × 429` : '',
+    result.errors ? `${result.errors} errors ${JSON.stringify(result.errorKinds)}` : '',
+    result.capped ? 'time cap reached' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  console.log(
+    `  ${result.name.padEnd(11)} ${int(result.ok).padStart(5)} ok  p50 ${ms(result.latency.p50)} ms  p99 ${ms(
+      result.latency.p99,
+    )} ms  ${int(result.throughput)} req/s${extra ? `  (${extra})` : ''}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function scenarioTable(result: Extract<DatabaseResult, { status: 'ok' }>): string {
+  const rows = [
+    result.scenarios.login,
+    result.scenarios.list,
+    result.scenarios.listSerial,
+    result.scenarios.move,
+    result.seed,
+  ].map((s) => [
+    `${s.name}  ${s.label}`,
+    String(s.concurrency),
+    int(s.ok),
+    int(s.rateLimited),
+    int(s.errors),
+    ms(s.latency.mean),
+    ms(s.latency.p50),
+    ms(s.latency.p90),
+    ms(s.latency.p99),
+    ms(s.latency.max),
+    int(s.throughput),
+    s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
+  ]);
+  return table(
+    ['scenario', 'clients', 'ok', '429', 'err', 'mean', 'p50', 'p90', 'p99', 'max', 'req/s', 'srv CPU'],
+    rows,
+  );
+}
+
+interface Aim {
+  name: string;
+  target: string;
+  actual: number | null;
+  unit: 'ms';
+  met: boolean | null;
+}
+
+function environment() {
+  const git = (args: string[]) => {
+    try {
+      return execFileSync('git', args, {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
+    } catch {
+      return null;
+    }
+  };
+  const status = git(['status', '--porcelain']);
+  return {
+    node: process.version,
+    platform: `${process.platform} ${os.release()} ${process.arch}`,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryMb: Math.round(os.totalmem() / 1024 / 1024),
+    /** 1/5/15-minute load averages when the bench began: other work on the machine skews every figure. */
+    loadAverage: os.loadavg().map((value) => round(value, 2)),
+    commit: git(['rev-parse', '--short', 'HEAD']),
+    dirty: status === null ? null : status.length > 0,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let benchDatabase: BenchDatabase | undefined;
+
+async function cleanup(): Promise<void> {
+  await stopAll();
+  if (benchDatabase) {
+    await benchDatabase.drop().catch((error: unknown) => {
+      console.error(
+        `could not drop ${benchDatabase?.name}: ${error instanceof Error ? error.message : error}`,
+      );
+    });
+  }
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const wall = performance.now();
+  const env = environment();
+  console.log(
+    `AutoCoder bench — ${env.commit ?? 'no git'}${env.dirty ? ' (uncommitted changes)' : ''}, Node ${env.node}, ` +
+      `${env.cpus} × ${env.cpuModel}, load average ${env.loadAverage.join(' ')}`,
+  );
+  console.log(
+    `${config.clients} clients; ${config.loginRequests} logins, ${config.listRequests} lists of ` +
+      `${config.tasks} tasks, ${config.moveRequests} moves; ${config.timeCapMs / 1000} s cap per scenario\n`,
+  );
+
+  try {
+    if (await ensureBuilt(root)) console.log('built the app (dist was missing or older than the sources)\n');
+  } catch (error) {
+    // The sources may be mid-edit; an older build still serves the API the load part measures.
+    if (!existsSync(path.join(root, 'dist', 'server', 'main.js'))) throw error;
+    console.log(`could not rebuild, so the load part uses the existing dist/: ${firstLine(error)}\n`);
+  }
+
+  console.log(`Start-up: npm start → first 200 of /api/health (${config.startRuns} runs)`);
+  const start: StartResult =
+    config.startRuns > 0
+      ? await measureStart().catch(
+          (error: unknown): StartResult => ({
+            status: 'skipped',
+            reason: `npm start failed: ${firstLine(error)}`,
+          }),
+        )
+      : { status: 'skipped', reason: 'BENCH_START_RUNS=0' };
+  if (start.status === 'skipped') console.log(`  skipped: ${start.reason}`);
+
+  const databases: DatabaseResult[] = [];
+  for (const kind of config.databases) {
+    console.log(`\n${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}`);
+    if (kind === 'pglite') {
+      databases.push(await benchServer('pglite', undefined));
+      continue;
+    }
+    const created = await createBenchDatabase(config.postgresUrl);
+    if ('skipped' in created) {
+      const reason = `PostgreSQL at ${redactUrl(config.postgresUrl)} is unreachable (${created.skipped})`;
+      console.log(`  skipped the PostgreSQL part: ${reason}`);
+      databases.push({ status: 'skipped', database: 'postgres', reason });
+      continue;
+    }
+    benchDatabase = created.database;
+    console.log(`  database ${created.database.name} on ${redactUrl(config.postgresUrl)}`);
+    try {
+      databases.push(await benchServer('postgres', created.database.url));
+    } finally {
+      await created.database.drop();
+      benchDatabase = undefined;
+    }
+  }
+
+  // --- aims
+  const postgres = databases.find((result) => result.database === 'postgres');
+  const postgresList = postgres?.status === 'ok' ? postgres.scenarios.list.latency.p99 : null;
+  const aims: Aim[] = [
+    {
+      name: 'cold start (npm start → first 200 of /api/health), median',
+      target: `< ${AIMS.coldStartMs} ms`,
+      actual: start.status === 'ok' ? start.cold.median : null,
+      unit: 'ms',
+      met: start.status === 'ok' ? start.cold.median < AIMS.coldStartMs : null,
+    },
+    {
+      name: `PostgreSQL read p99 (list ${config.tasks} tasks, ${config.clients} clients)`,
+      target: `< ${AIMS.postgresReadP99Ms} ms`,
+      actual: postgresList,
+      unit: 'ms',
+      met: postgresList === null ? null : postgresList < AIMS.postgresReadP99Ms,
+    },
+  ];
+  if (postgres?.status === 'ok') {
+    const serial = postgres.scenarios.listSerial.latency.p99;
+    aims.push({
+      name: `PostgreSQL read p99 (list ${config.tasks} tasks, 1 client; for reference)`,
+      target: `< ${AIMS.postgresReadP99Ms} ms`,
+      actual: serial,
+      unit: 'ms',
+      met: serial < AIMS.postgresReadP99Ms,
+    });
+  }
+
+  // --- report
+  console.log('\n================================ results (ms) ================================');
+  if (start.status === 'ok') {
+    console.log(
+      `\nStart-up, PGlite, fresh AUTOCODER_DATA_DIR (cold) then the same one (warm), ` +
+        `${start.cold.runs.length} runs${start.note ? ` (${start.note})` : ''}`,
+    );
+    console.log(
+      table(
+        ['', 'min', 'median', 'max', 'runs'],
+        [
+          [
+            'cold start',
+            ms(start.cold.min),
+            ms(start.cold.median),
+            ms(start.cold.max),
+            start.cold.runs.join(', '),
+          ],
+          [
+            'warm restart',
+            ms(start.warm.min),
+            ms(start.warm.median),
+            ms(start.warm.max),
+            start.warm.runs.join(', '),
+          ],
+        ],
+      ),
+    );
+  } else {
+    console.log(`\nStart-up: skipped (${start.reason})`);
+  }
+  for (const result of databases) {
+    const title = result.database === 'pglite' ? 'PGlite' : 'PostgreSQL';
+    if (result.status === 'skipped') {
+      console.log(`\n${title}: skipped — ${result.reason}`);
+      continue;
+    }
+    console.log(
+      `\n${title} — node dist/server/main.js (started in ${ms(result.serverStartMs)} ms), ${config.tasks} tasks, ` +
+        `list response ${int(result.listResponseBytes)} bytes`,
+    );
+    console.log(scenarioTable(result));
+    for (const s of [result.seed, ...Object.values(result.scenarios)]) {
+      if (s.errors) console.log(`  ${s.name}: ${s.errors} errors ${JSON.stringify(s.errorKinds)}`);
+      if (s.capped)
+        console.log(`  ${s.name}: stopped by the ${config.timeCapMs / 1000} s cap after ${s.ok} requests`);
+    }
+    if (!result.rateLimitLifted) {
+      console.log(
+        `  login: ${result.scenarios.login.rateLimited} answers were 429 (rate limited) — counted apart, not in the latencies`,
+      );
+    }
+    for (const entry of result.serverLog.slice(0, 5))
+      console.log(`  server log ×${entry.count}: ${entry.line}`);
+  }
+  console.log('\nAims');
+  console.log(
+    table(
+      ['aim', 'target', 'actual', 'verdict'],
+      aims.map((aim) => [
+        aim.name,
+        aim.target,
+        aim.actual === null ? '–' : `${ms(aim.actual)} ms`,
+        aim.met === null ? 'not measured' : aim.met ? 'met' : 'NOT MET',
+      ]),
+    ),
+  );
+
+  const result = {
+    schema: 1,
+    startedAt: startedAt.toISOString(),
+    durationMs: round(performance.now() - wall, 0),
+    environment: { ...env, loadAverageAtEnd: os.loadavg().map((value) => round(value, 2)) },
+    config: {
+      clients: config.clients,
+      tasks: config.tasks,
+      seedConcurrency: config.seedConcurrency,
+      loginRequests: config.loginRequests,
+      listRequests: config.listRequests,
+      moveRequests: config.moveRequests,
+      serialRequests: config.serialRequests,
+      timeCapMs: config.timeCapMs,
+      startRuns: config.startRuns,
+      postgresUrl: redactUrl(config.postgresUrl),
+    },
+    start,
+    databases: Object.fromEntries(databases.map((entry) => [entry.database, entry])),
+    aims,
+  };
+  const resultsDir = path.join(root, 'bench', 'results');
+  await mkdir(resultsDir, { recursive: true });
+  await writeFile(path.join(resultsDir, 'latest.json'), formatJson(result));
+  console.log(`\nwrote bench/results/latest.json in ${Math.round((performance.now() - wall) / 1000)} s`);
+  console.log(`BENCH_RESULT ${JSON.stringify(result)}`);
+}
+
+process.on('exit', cleanupSync);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the servers and cleaning up…`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
