@@ -71,6 +71,21 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api/pipeline', pipelineRoutes(deps.orchestrator, deps.events));
   app.route('/api/sse', sseRoutes(deps, { log: deps.events, settings: deps.sse, shutdown: deps.shutdown }));
 
+  // Counters for operators and benchmarks; signed-in users only.
+  app.get('/api/metrics', session, (c) => {
+    const memory = process.memoryUsage();
+    return c.json({
+      database: { kind: deps.dbKind, ...deps.dbStats },
+      events: { ...deps.events.stats },
+      runs: { active: deps.orchestrator.activeCount },
+      process: {
+        rssBytes: memory.rss,
+        heapUsedBytes: memory.heapUsed,
+        uptimeSeconds: Math.round(process.uptime()),
+      },
+    });
+  });
+
   app.all('/api/*', () => {
     throw new AppError('NOT_FOUND', 'No such API route');
   });

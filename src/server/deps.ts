@@ -1,4 +1,4 @@
-import type { DatabaseKind, Db } from './db/client.js';
+import type { DatabaseKind, Db, QueryStats } from './db/client.js';
 import type { Logger } from './lib/logger.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import type { EventLog } from './modules/events/event-log.js';
@@ -9,6 +9,8 @@ import type { Orchestrator } from './modules/pipeline/orchestrator.js';
 export interface AppDeps {
   db: Db;
   dbKind: DatabaseKind;
+  /** Statement counters of the database connection (GET /api/metrics). */
+  dbStats: QueryStats;
   /** Root for repositories and other files the app keeps. */
   dataDir: string;
   logger: Logger;

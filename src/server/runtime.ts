@@ -66,6 +66,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const deps: AppDeps = {
     db: options.database.db,
     dbKind: options.database.kind,
+    dbStats: options.database.stats,
     dataDir: options.dataDir,
     logger: options.logger,
     now: options.now,

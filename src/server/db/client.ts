@@ -14,10 +14,30 @@ import { schema } from './schema.js';
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type DatabaseKind = 'pglite' | 'postgres';
 
+export interface QueryStats {
+  /** Statements sent to the database. */
+  statements: number;
+  /** INSERT, UPDATE and DELETE statements among them. */
+  writes: number;
+}
+
 export interface Database {
   db: Db;
   kind: DatabaseKind;
+  /** Running counts of statements, for /api/metrics and the benchmarks. */
+  stats: QueryStats;
   close(): Promise<void>;
+}
+
+const WRITE = /^\s*(insert|update|delete)\b/i;
+
+function countingLogger(stats: QueryStats) {
+  return {
+    logQuery(query: string) {
+      stats.statements += 1;
+      if (WRITE.test(query)) stats.writes += 1;
+    },
+  };
 }
 
 /** Where drizzle-kit writes migrations; found from this file in source and in the bundled server alike. */
@@ -43,23 +63,25 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const folder = migrationsFolder();
   if (options.url) {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 20 });
-    const db = drizzlePg(pool, { schema });
+    const stats: QueryStats = { statements: 0, writes: 0 };
+    const db = drizzlePg(pool, { schema, logger: countingLogger(stats) });
     try {
       await migratePg(db, { migrationsFolder: folder });
     } catch (error) {
       await pool.end();
       throw error;
     }
-    return { db: db as unknown as Db, kind: 'postgres', close: () => pool.end() };
+    return { db: db as unknown as Db, kind: 'postgres', stats, close: () => pool.end() };
   }
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const client = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
-  const db = drizzlePglite(client, { schema });
+  const stats: QueryStats = { statements: 0, writes: 0 };
+  const db = drizzlePglite(client, { schema, logger: countingLogger(stats) });
   try {
     await migratePglite(db, { migrationsFolder: folder });
   } catch (error) {
     await client.close();
     throw error;
   }
-  return { db: db as unknown as Db, kind: 'pglite', close: () => client.close() };
+  return { db: db as unknown as Db, kind: 'pglite', stats, close: () => client.close() };
 }
