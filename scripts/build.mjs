@@ -1,5 +1,5 @@
 // Builds the web app (Vite → dist/web) and bundles the server (esbuild → dist/server/main.js).
-import { writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,8 +21,28 @@ export async function build({ quiet = false } = {}) {
     sourcemap: true,
     logLevel: quiet ? 'warning' : 'info',
   });
+  await buildDatabaseTemplate();
   await writeFile(path.join(root, 'dist/.build-stamp'), new Date().toISOString());
   if (!quiet) console.log(`built in ${Date.now() - started} ms`);
+}
+
+/**
+ * An empty, migrated PGlite database, made once here so that a first start copies it (about a
+ * second) instead of running initdb in WASM (several seconds). The server falls back to a
+ * fresh initdb when it is missing or cannot be opened.
+ */
+async function buildDatabaseTemplate() {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const target = path.join(root, 'dist/pglite-template');
+  const scratch = `${target}.tmp`;
+  await rm(scratch, { recursive: true, force: true });
+  const client = new PGlite(scratch);
+  await migrate(drizzle(client), { migrationsFolder: path.join(root, 'drizzle') });
+  await client.close();
+  await rm(target, { recursive: true, force: true });
+  await rename(scratch, target);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

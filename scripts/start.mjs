@@ -49,6 +49,7 @@ async function ensureBuilt() {
     newest(at('src')),
     newest(at('drizzle')),
     mtime(at('package.json')),
+    mtime(at('package-lock.json')),
     mtime(at('vite.config.ts')),
     mtime(at('scripts', 'build.mjs')),
   );

@@ -11,19 +11,26 @@ import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limi
 import { createRuntime } from './runtime.js';
 import { readVersion } from './version.js';
 
-/** Where the built web app is, from source (src/server) or from the bundle (dist/server). */
-function webDir(): string {
+/** A build output (dist/<name>), found from source (src/server) or from the bundle (dist/server). */
+function builtPath(name: string): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  return here.endsWith(path.join('dist', 'server'))
-    ? path.resolve(here, '../web')
-    : path.resolve(here, '../../dist/web');
+  const dist = here.endsWith(path.join('dist', 'server'))
+    ? path.resolve(here, '..')
+    : path.resolve(here, '../../dist');
+  return path.join(dist, name);
 }
 
 async function main() {
   const env = loadEnv();
   const logger = createLogger(env.logLevel);
   await mkdir(env.dataDir, { recursive: true });
-  const database = await openDatabase({ url: env.databaseUrl, dataDir: path.join(env.dataDir, 'pglite') });
+  const openingStarted = Date.now();
+  const database = await openDatabase({
+    url: env.databaseUrl,
+    dataDir: path.join(env.dataDir, 'pglite'),
+    templateDir: builtPath('pglite-template'),
+  });
+  logger.info('database ready', { database: database.kind, ms: Date.now() - openingStarted });
   const version = readVersion();
   const runtime = await createRuntime({
     database,
@@ -44,7 +51,7 @@ async function main() {
     simulatorChunkDelayMs: env.simulatorDelayMs,
   });
   await runtime.deps.orchestrator.recoverInterrupted();
-  const app = createApp(runtime.deps, { webDir: webDir() });
+  const app = createApp(runtime.deps, { webDir: builtPath('web') });
 
   const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, (info) => {
     logger.info('AutoCoder is listening', {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { cp, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -56,6 +56,27 @@ export interface OpenDatabaseOptions {
   dataDir?: string | undefined;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
+  /** An empty, migrated PGlite data dir to copy when `dataDir` does not exist yet (fast first start). */
+  templateDir?: string | undefined;
+}
+
+async function openPglite(dataDir: string | undefined, templateDir: string | undefined): Promise<PGlite> {
+  if (!dataDir) return new PGlite();
+  const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
+  if (fresh && templateDir && existsSync(path.join(templateDir, 'PG_VERSION'))) {
+    await rm(dataDir, { recursive: true, force: true });
+    await cp(templateDir, dataDir, { recursive: true });
+    try {
+      const copied = new PGlite(dataDir);
+      await copied.waitReady;
+      return copied;
+    } catch {
+      // A template from another PGlite build: start from an empty directory instead.
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+  await mkdir(dataDir, { recursive: true });
+  return new PGlite(dataDir);
 }
 
 /** Opens PGlite or PostgreSQL and applies every pending migration. */
@@ -73,8 +94,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     }
     return { db: db as unknown as Db, kind: 'postgres', stats, close: () => pool.end() };
   }
-  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
-  const client = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+  const client = await openPglite(options.dataDir, options.templateDir);
   const stats: QueryStats = { statements: 0, writes: 0 };
   const db = drizzlePglite(client, { schema, logger: countingLogger(stats) });
   try {
