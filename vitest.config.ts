@@ -7,7 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    globalSetup: ['tests/e2e/global-setup.ts'],
+    globalSetup: ['tests/global-setup.ts'],
     reporters: ['default'],
   },
 });

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { type Database, openDatabase } from '../db/client.js';
 
 /**
@@ -8,7 +12,7 @@ import { type Database, openDatabase } from '../db/client.js';
  */
 export async function openTestDatabase(): Promise<Database> {
   const adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) return openDatabase({});
+  if (!adminUrl) return openPgliteCopy();
   const name = `autocoder_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -41,6 +45,21 @@ export async function openTestDatabase(): Promise<Database> {
       } finally {
         await dropper.end();
       }
+    },
+  };
+}
+
+/** PGlite in a temp dir copied from the run's template (see tests/global-setup.ts); in memory without one. */
+async function openPgliteCopy(): Promise<Database> {
+  const template = inject('pgliteTemplate');
+  if (!template) return openDatabase({});
+  const dir = await mkdtemp(path.join(tmpdir(), 'autocoder-pglite-'));
+  const database = await openDatabase({ dataDir: path.join(dir, 'pglite'), templateDir: template });
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }
