@@ -7,6 +7,7 @@ import { FilesRoute } from './routes/files';
 import { NotFoundRoute } from './routes/not-found';
 import { RootRedirect } from './routes/root-redirect';
 import { RouteError } from './routes/route-error';
+import { SettingsRoute } from './routes/settings';
 
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginRoute />, errorElement: <RouteError /> },
@@ -17,6 +18,7 @@ export const router = createBrowserRouter([
     errorElement: <RouteError />,
     children: [
       { index: true, element: <RootRedirect /> },
+      { path: 'settings', element: <SettingsRoute /> },
       {
         path: 'projects/:projectId',
         element: <ProjectLayout />,

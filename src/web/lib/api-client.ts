@@ -56,6 +56,8 @@ interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | undefined>;
   signal?: AbortSignal;
+  /** Extra request headers (the pipeline's provider keys). */
+  headers?: Record<string, string>;
   /** Do not report 401 to the unauthorized handler (for GET /api/auth/me, which answers 401 when logged out). */
   expectUnauthorized?: boolean;
 }
@@ -82,16 +84,17 @@ async function readErrorBody(response: Response): Promise<ApiErrorBody | undefin
 
 /** Calls the AutoCoder API. Resolves with the parsed JSON body (undefined for 204), rejects with ApiError. */
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const { method = 'GET', body, query, signal, expectUnauthorized = false } = options;
+  const { method = 'GET', body, query, signal, headers, expectUnauthorized = false } = options;
   let response: Response;
   try {
     response = await fetch(buildUrl(path, query), {
       method,
       credentials: 'same-origin',
-      headers:
-        body === undefined
-          ? { accept: 'application/json' }
-          : { 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        ...headers,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     });

@@ -1,4 +1,4 @@
-import { FolderTree, KanbanSquare, LogOut } from 'lucide-react';
+import { FolderTree, KanbanSquare, LogOut, Settings } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { toast } from 'sonner';
@@ -20,7 +20,7 @@ const navLinkClass = ({ isActive }: { isActive: boolean }) =>
     isActive ? 'bg-white/12 text-white' : 'text-zinc-400 hover:bg-white/6 hover:text-zinc-100',
   );
 
-/** The dark header (project switcher, Board / Files, the user) above the page. */
+/** The dark header (project switcher, Board / Files, Settings, the user) above the page. */
 export function AppShell({ projectId, children }: AppShellProps) {
   const me = useMe();
   const logout = useLogout();
@@ -66,7 +66,11 @@ export function AppShell({ projectId, children }: AppShellProps) {
               </nav>
             )}
           </div>
-          <div className="order-2 ml-auto flex min-w-0 items-center md:order-3">
+          <div className="order-2 ml-auto flex min-w-0 items-center gap-1 md:order-3">
+            <NavLink to="/settings" className={navLinkClass} data-testid="nav-settings" title="Settings">
+              <Settings aria-hidden="true" className="size-3.5" />
+              <span className="sr-only lg:not-sr-only">Settings</span>
+            </NavLink>
             {me.data && (
               <button
                 type="button"

@@ -1,7 +1,25 @@
+import { useMemo } from 'react';
 import { useParams } from 'react-router';
+import { useApplyTaskStatus } from '../../features/board/api/apply-task-status';
+import type { BoardSlots } from '../../features/board/components/board-slots';
 import { BoardView } from '../../features/board/components/board-view';
+import { PipelinePanel } from '../../features/pipeline/components/pipeline-panel';
+import { TaskPhaseBadge } from '../../features/pipeline/components/task-phase-badge';
+import { useProjectEvents } from '../../features/pipeline/sse/use-project-events';
 
+/** The board with the pipeline plugged in: live card moves and phase badges, the drawer's Pipeline section. */
 export function BoardRoute() {
   const { projectId = '' } = useParams();
-  return <BoardView key={projectId} projectId={projectId} />;
+  const applyTaskStatus = useApplyTaskStatus(projectId);
+  useProjectEvents(projectId, { onTaskStatus: applyTaskStatus });
+
+  const slots = useMemo<BoardSlots>(
+    () => ({
+      cardBadges: (task) => <TaskPhaseBadge taskId={task.id} taskStatus={task.status} />,
+      taskSection: (task) => <PipelinePanel key={task.id} taskId={task.id} taskStatus={task.status} />,
+    }),
+    [],
+  );
+
+  return <BoardView key={projectId} projectId={projectId} slots={slots} />;
 }

@@ -8,17 +8,22 @@ interface ConfirmDialogProps {
   title: string;
   description: ReactNode;
   confirmLabel?: string;
+  /** The label of the button that closes the dialog without acting. */
+  dismissLabel?: string;
+  confirmTestId?: string;
   pending?: boolean;
   onConfirm: () => void;
 }
 
-/** Asks before a destructive action. The confirm button carries data-testid="confirm-delete". */
+/** Asks before a destructive action. The confirm button carries data-testid="confirm-delete" unless told otherwise. */
 export function ConfirmDialog({
   open,
   onOpenChange,
   title,
   description,
   confirmLabel = 'Delete',
+  dismissLabel = 'Cancel',
+  confirmTestId = 'confirm-delete',
   pending = false,
   onConfirm,
 }: ConfirmDialogProps) {
@@ -29,9 +34,9 @@ export function ConfirmDialog({
         <DialogDescription>{description}</DialogDescription>
         <DialogFooter>
           <DialogClose asChild>
-            <Button>Cancel</Button>
+            <Button>{dismissLabel}</Button>
           </DialogClose>
-          <Button variant="danger" loading={pending} onClick={onConfirm} data-testid="confirm-delete">
+          <Button variant="danger" loading={pending} onClick={onConfirm} data-testid={confirmTestId}>
             {confirmLabel}
           </Button>
         </DialogFooter>

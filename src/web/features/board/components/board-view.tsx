@@ -12,6 +12,7 @@ import { useMoveTask } from '../api/move-task';
 import { useDebouncedValue } from '../hooks/use-debounced-value';
 import { tasksFromColumns } from '../utils/board-columns';
 import { Board } from './board';
+import { type BoardSlots, BoardSlotsProvider } from './board-slots';
 import { CreateTaskDialog } from './create-task-dialog';
 import { FilterBar } from './filter-bar';
 import { TaskDrawer } from './task-drawer';
@@ -20,8 +21,16 @@ function parseCategory(value: string | null): TaskCategory | undefined {
   return (TASK_CATEGORIES as readonly string[]).includes(value ?? '') ? (value as TaskCategory) : undefined;
 }
 
+interface BoardViewProps {
+  projectId: string;
+  /** Other features' content on cards and in the drawer, placed by the app. */
+  slots?: BoardSlots;
+}
+
+const NO_SLOTS: BoardSlots = {};
+
 /** The board page: filters in the URL (?category=&q=), the open task too (?task=). */
-export function BoardView({ projectId }: { projectId: string }) {
+export function BoardView({ projectId, slots = NO_SLOTS }: BoardViewProps) {
   const [searchParams, setSearchParams] = useSearchParams();
   const category = parseCategory(searchParams.get('category'));
   const q = searchParams.get('q') ?? '';
@@ -55,85 +64,87 @@ export function BoardView({ projectId }: { projectId: string }) {
   const openTask = (task: Task) => updateParams({ task: task.id });
 
   return (
-    <div className="flex h-full min-h-0 flex-col">
-      <div className="flex flex-wrap items-center gap-2 px-4 py-3">
-        <FilterBar
-          category={category}
-          search={searchInput}
-          searching={
-            searchInput.trim() !== debouncedSearch.trim() || (tasks.isFetching && tasks.isPlaceholderData)
-          }
-          onCategoryChange={(value) => updateParams({ category: value })}
-          onSearchChange={setSearchInput}
-        />
-        <Button variant="primary" onClick={() => setCreating(true)} data-testid="new-task">
-          <Plus aria-hidden="true" className="size-4" />
-          <span className="sr-only sm:not-sr-only">New task</span>
-        </Button>
-      </div>
-
-      <div className="min-h-0 flex-1">
-        {tasks.data ? (
-          <div className="flex h-full flex-col">
-            {filtered && tasks.data.length === 0 && (
-              <EmptyState
-                icon={SearchX}
-                className="py-3"
-                title="No tasks match these filters"
-                action={
-                  <Button
-                    size="sm"
-                    onClick={() => {
-                      setSearchInput('');
-                      updateParams({ q: undefined, category: undefined });
-                    }}
-                  >
-                    Clear filters
-                  </Button>
-                }
-              />
-            )}
-            <div className="min-h-0 flex-1">
-              <Board
-                tasks={tasks.data}
-                onOpenTask={openTask}
-                onMove={(drop) => {
-                  const position = drop.columns[drop.status].indexOf(drop.task.id);
-                  moveTask({
-                    task: drop.task,
-                    status: drop.status,
-                    position: drop.position,
-                    afterId: drop.columns[drop.status][position - 1],
-                    beforeId: drop.columns[drop.status][position + 1],
-                    optimisticTasks: tasksFromColumns(tasks.data, drop.columns),
-                  });
-                }}
-              />
-            </div>
-          </div>
-        ) : tasks.isError ? (
-          <ErrorState
-            title="Could not load the board"
-            error={tasks.error}
-            onRetry={() => void tasks.refetch()}
-            retrying={tasks.isFetching}
+    <BoardSlotsProvider slots={slots}>
+      <div className="flex h-full min-h-0 flex-col">
+        <div className="flex flex-wrap items-center gap-2 px-4 py-3">
+          <FilterBar
+            category={category}
+            search={searchInput}
+            searching={
+              searchInput.trim() !== debouncedSearch.trim() || (tasks.isFetching && tasks.isPlaceholderData)
+            }
+            onCategoryChange={(value) => updateParams({ category: value })}
+            onSearchChange={setSearchInput}
           />
-        ) : (
-          <LoadingState label="Loading tasks…" />
-        )}
-      </div>
+          <Button variant="primary" onClick={() => setCreating(true)} data-testid="new-task">
+            <Plus aria-hidden="true" className="size-4" />
+            <span className="sr-only sm:not-sr-only">New task</span>
+          </Button>
+        </div>
 
-      <CreateTaskDialog
-        projectId={projectId}
-        open={creating}
-        initialColumn="backlog"
-        onOpenChange={setCreating}
-        onCreated={(task) => {
-          setCreating(false);
-          toast.success('Task created', { description: task.title });
-        }}
-      />
-      <TaskDrawer taskId={openTaskId} onClose={() => updateParams({ task: undefined })} />
-    </div>
+        <div className="min-h-0 flex-1">
+          {tasks.data ? (
+            <div className="flex h-full flex-col">
+              {filtered && tasks.data.length === 0 && (
+                <EmptyState
+                  icon={SearchX}
+                  className="py-3"
+                  title="No tasks match these filters"
+                  action={
+                    <Button
+                      size="sm"
+                      onClick={() => {
+                        setSearchInput('');
+                        updateParams({ q: undefined, category: undefined });
+                      }}
+                    >
+                      Clear filters
+                    </Button>
+                  }
+                />
+              )}
+              <div className="min-h-0 flex-1">
+                <Board
+                  tasks={tasks.data}
+                  onOpenTask={openTask}
+                  onMove={(drop) => {
+                    const position = drop.columns[drop.status].indexOf(drop.task.id);
+                    moveTask({
+                      task: drop.task,
+                      status: drop.status,
+                      position: drop.position,
+                      afterId: drop.columns[drop.status][position - 1],
+                      beforeId: drop.columns[drop.status][position + 1],
+                      optimisticTasks: tasksFromColumns(tasks.data, drop.columns),
+                    });
+                  }}
+                />
+              </div>
+            </div>
+          ) : tasks.isError ? (
+            <ErrorState
+              title="Could not load the board"
+              error={tasks.error}
+              onRetry={() => void tasks.refetch()}
+              retrying={tasks.isFetching}
+            />
+          ) : (
+            <LoadingState label="Loading tasks…" />
+          )}
+        </div>
+
+        <CreateTaskDialog
+          projectId={projectId}
+          open={creating}
+          initialColumn="backlog"
+          onOpenChange={setCreating}
+          onCreated={(task) => {
+            setCreating(false);
+            toast.success('Task created', { description: task.title });
+          }}
+        />
+        <TaskDrawer taskId={openTaskId} onClose={() => updateParams({ task: undefined })} />
+      </div>
+    </BoardSlotsProvider>
   );
 }

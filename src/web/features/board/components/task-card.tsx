@@ -3,6 +3,7 @@ import { CSS } from '@dnd-kit/utilities';
 import type { KeyboardEvent } from 'react';
 import type { Task } from '../../../../contracts/tasks';
 import { cn } from '../../../lib/cn';
+import { useBoardSlots } from './board-slots';
 import { CategoryBadge, PriorityBadge } from './task-badges';
 
 interface TaskCardViewProps {
@@ -12,6 +13,7 @@ interface TaskCardViewProps {
 
 /** What a card looks like; shared by the sortable card and the copy that follows the pointer. */
 export function TaskCardView({ task, className }: TaskCardViewProps) {
+  const { cardBadges } = useBoardSlots();
   return (
     <div
       className={cn(
@@ -25,6 +27,7 @@ export function TaskCardView({ task, className }: TaskCardViewProps) {
       <div className="flex flex-wrap items-center gap-1">
         <CategoryBadge category={task.category} />
         <PriorityBadge priority={task.priority} />
+        {cardBadges?.(task)}
       </div>
     </div>
   );

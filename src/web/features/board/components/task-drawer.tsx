@@ -14,6 +14,7 @@ import { useDeleteTask } from '../api/delete-task';
 import { useTask } from '../api/get-task';
 import { useSetTaskStatus } from '../api/move-task';
 import { useUpdateTask } from '../api/update-task';
+import { useBoardSlots } from './board-slots';
 import { CATEGORY_LABELS, CategoryBadge, PRIORITY_LABELS, PriorityBadge, statusDot } from './task-badges';
 import { TaskForm } from './task-form';
 
@@ -22,11 +23,11 @@ interface TaskDrawerProps {
   onClose: () => void;
 }
 
-/** The side sheet for one task: read it, edit it, move it, delete it. */
+/** The side sheet for one task: read it, edit it, move it, delete it — and whatever the app adds (its pipeline). */
 export function TaskDrawer({ taskId, onClose }: TaskDrawerProps) {
   return (
     <Dialog open={Boolean(taskId)} onOpenChange={(open) => !open && onClose()}>
-      <SheetContent data-testid="task-drawer" aria-describedby={undefined}>
+      <SheetContent data-testid="task-drawer" aria-describedby={undefined} className="sm:max-w-3xl">
         {taskId && <TaskDrawerBody key={taskId} taskId={taskId} onClose={onClose} />}
       </SheetContent>
     </Dialog>
@@ -60,6 +61,7 @@ function TaskDetails({ task, onClose }: { task: Task; onClose: () => void }) {
   const updateTask = useUpdateTask();
   const deleteTask = useDeleteTask();
   const setStatus = useSetTaskStatus();
+  const section = useBoardSlots().taskSection?.(task);
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
@@ -105,8 +107,8 @@ function TaskDetails({ task, onClose }: { task: Task; onClose: () => void }) {
         )}
       </div>
 
-      <div className="min-h-0 flex-1 overflow-y-auto px-5 py-4">
-        {editing ? (
+      <div className="flex min-h-0 flex-1 flex-col gap-6 overflow-y-auto px-4 py-4 sm:px-5">
+        {editing && (
           <TaskForm
             showColumn={false}
             initialValues={{
@@ -140,9 +142,10 @@ function TaskDetails({ task, onClose }: { task: Task; onClose: () => void }) {
               )
             }
           />
-        ) : (
-          <TaskFacts task={task} />
         )}
+        {/* Stays mounted while editing, so the pipeline's live connection is not dropped. */}
+        {section}
+        {!editing && <TaskFacts task={task} showSubtasks={!section} />}
       </div>
 
       <ConfirmDialog
@@ -166,7 +169,7 @@ function TaskDetails({ task, onClose }: { task: Task; onClose: () => void }) {
   );
 }
 
-function TaskFacts({ task }: { task: Task }) {
+function TaskFacts({ task, showSubtasks }: { task: Task; showSubtasks: boolean }) {
   const facts = [
     ['Status', STATUS_LABELS[task.status]],
     ['Category', CATEGORY_LABELS[task.category]],
@@ -199,7 +202,7 @@ function TaskFacts({ task }: { task: Task }) {
           </div>
         ))}
       </dl>
-      {task.subtasks && task.subtasks.length > 0 && (
+      {showSubtasks && task.subtasks && task.subtasks.length > 0 && (
         <section aria-labelledby="task-subtasks-heading">
           <h3 id="task-subtasks-heading" className="mb-1.5 text-xs font-medium text-zinc-500">
             Subtasks

@@ -1,0 +1,21 @@
+import { createContext, type ReactNode, useContext } from 'react';
+import type { Task } from '../../../../contracts/tasks';
+
+/**
+ * Places where the app puts other features' content into the board without the board importing
+ * them: the pipeline's phase badge on cards, its section in the task drawer.
+ */
+export interface BoardSlots {
+  /** Shown among a card's badges. */
+  cardBadges?: (task: Task) => ReactNode;
+  /** A section of the task drawer, above the task's details. */
+  taskSection?: (task: Task) => ReactNode;
+}
+
+const BoardSlotsContext = createContext<BoardSlots>({});
+
+export function BoardSlotsProvider({ slots, children }: { slots: BoardSlots; children: ReactNode }) {
+  return <BoardSlotsContext.Provider value={slots}>{children}</BoardSlotsContext.Provider>;
+}
+
+export const useBoardSlots = () => useContext(BoardSlotsContext);

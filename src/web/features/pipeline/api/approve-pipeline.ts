@@ -1,0 +1,12 @@
+import { apiRequest } from '../../../lib/api-client';
+
+export interface ApproveResponse {
+  status: 'done';
+  mergeCommit: string | null;
+  branch: string | null;
+}
+
+/** POST /api/pipeline/:taskId/approve: merges the run's branch (409 MERGE_CONFLICT when git cannot). */
+export function approvePipeline(taskId: string): Promise<ApproveResponse> {
+  return apiRequest(`/api/pipeline/${encodeURIComponent(taskId)}/approve`, { method: 'POST' });
+}

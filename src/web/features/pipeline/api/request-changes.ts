@@ -1,0 +1,15 @@
+import { apiRequest } from '../../../lib/api-client';
+import type { RunRequest } from '../../../lib/run-settings';
+
+/** POST /api/pipeline/:taskId/request-changes: back to coding with the person's feedback. */
+export function requestChanges(
+  taskId: string,
+  feedback: string,
+  request: RunRequest,
+): Promise<{ runId: string; iteration: number }> {
+  return apiRequest(`/api/pipeline/${encodeURIComponent(taskId)}/request-changes`, {
+    method: 'POST',
+    body: { ...request.options, feedback },
+    headers: request.headers,
+  });
+}

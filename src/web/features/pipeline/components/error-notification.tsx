@@ -1,0 +1,127 @@
+import { KeyRound, RotateCw, Square, TriangleAlert, X } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import { toast } from 'sonner';
+import type { ErrorDetails, PipelineStatus } from '../../../../contracts/pipeline';
+import { Button } from '../../../components/ui/button';
+import { cn } from '../../../lib/cn';
+
+interface ErrorNotificationProps {
+  errorDetails: ErrorDetails | null;
+  status: PipelineStatus | undefined;
+  retrying: boolean;
+  cancelling: boolean;
+  onRetry: () => void;
+  onCancel: () => void;
+}
+
+/** Errors the person can fix with a different key: refused keys and missing permissions. */
+export function isKeyProblem(details: Pick<ErrorDetails, 'statusCode' | 'message'>): boolean {
+  return details.statusCode === 401 || details.statusCode === 403 || /api key/i.test(details.message);
+}
+
+const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
+  api_error: 'provider error',
+  parse_error: 'an agent’s answer could not be used',
+  timeout: 'no answer from the provider',
+  unknown: 'unexpected error',
+};
+
+/** Errors this recent when they reach the page are news; older ones come from a replay. */
+const NEWS_MS = 30_000;
+
+/**
+ * Seed 004 step 17: a paused (or failed) run's error as a banner with Retry and Cancel, and a toast
+ * when it first happens. Dismissing hides the banner; the controls still offer the same actions.
+ */
+export function ErrorNotification({
+  errorDetails,
+  status,
+  retrying,
+  cancelling,
+  onRetry,
+  onCancel,
+}: ErrorNotificationProps) {
+  const [dismissed, setDismissed] = useState<number | null>(null);
+  const shown = errorDetails && (status === 'paused' || status === 'failed') ? errorDetails : null;
+
+  useEffect(() => {
+    if (!shown || Date.now() - shown.timestamp > NEWS_MS) return;
+    // The id makes a second render of the same error update the toast rather than stack another.
+    toast.error(status === 'paused' ? 'Pipeline paused' : 'Pipeline failed', {
+      id: `pipeline-error-${shown.timestamp}`,
+      description: shown.message,
+      duration: 10_000,
+    });
+  }, [shown, status]);
+
+  if (!shown || dismissed === shown.timestamp) return null;
+  const paused = status === 'paused';
+  const facts = [
+    shown.failedAgent && `Agent: ${shown.failedAgent}`,
+    shown.failedPhase && `Phase: ${shown.failedPhase}`,
+    shown.statusCode && `HTTP ${shown.statusCode}`,
+    (status === 'paused' || shown.retryCount > 0) && `Retry ${shown.retryCount}/${shown.maxRetries}`,
+  ].filter(Boolean);
+
+  return (
+    <div
+      role="alert"
+      className={cn(
+        'relative rounded-md border p-3 pr-10 text-sm',
+        paused ? 'border-amber-300 bg-amber-50 text-amber-950' : 'border-red-200 bg-red-50 text-red-950',
+      )}
+      data-testid="error-notification"
+      data-status={status}
+    >
+      <button
+        type="button"
+        onClick={() => setDismissed(shown.timestamp)}
+        aria-label="Dismiss error"
+        className="absolute top-2 right-2 rounded p-1 opacity-70 hover:bg-black/5 hover:opacity-100 focus-visible:outline-2 focus-visible:outline-sky-500"
+        data-testid="btn-error-dismiss"
+      >
+        <X aria-hidden="true" className="size-4" />
+      </button>
+      <p className="flex items-center gap-2 font-semibold">
+        <TriangleAlert aria-hidden="true" className="size-4 shrink-0" />
+        {`Pipeline ${paused ? 'paused' : 'failed'}: ${TYPE_TITLES[shown.type]}`}
+      </p>
+      <p className="mt-1 break-words" data-testid="error-message">
+        {shown.message}
+      </p>
+      <p className="mt-1 text-xs opacity-80" data-testid="error-facts">
+        {facts.join(' · ')}
+      </p>
+      {isKeyProblem(shown) && (
+        <Link
+          to="/settings"
+          className="mt-2 inline-flex items-center gap-1.5 text-xs font-medium underline underline-offset-2"
+          data-testid="error-settings-link"
+        >
+          <KeyRound aria-hidden="true" className="size-3.5" />
+          Update key in Settings
+        </Link>
+      )}
+      {paused && (
+        <div className="mt-3 flex flex-wrap gap-2">
+          <Button
+            size="sm"
+            variant="primary"
+            loading={retrying}
+            disabled={!shown.retryable}
+            onClick={onRetry}
+            data-testid="btn-error-retry"
+          >
+            {!retrying && <RotateCw aria-hidden="true" className="size-3.5" />}
+            Retry ({shown.retryCount + 1}/{shown.maxRetries})
+          </Button>
+          <Button size="sm" loading={cancelling} onClick={onCancel} data-testid="btn-error-cancel">
+            {!cancelling && <Square aria-hidden="true" className="size-3" />}
+            Cancel pipeline
+          </Button>
+        </div>
+      )}
+    </div>
+  );
+}

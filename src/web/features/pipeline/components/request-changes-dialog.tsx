@@ -1,0 +1,76 @@
+import { type FormEvent, useState } from 'react';
+import { Button } from '../../../components/ui/button';
+import {
+  Dialog,
+  DialogClose,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogTitle,
+} from '../../../components/ui/dialog';
+import { Field } from '../../../components/ui/field';
+import { Textarea } from '../../../components/ui/textarea';
+
+const MAX_FEEDBACK = 5000;
+
+interface RequestChangesDialogProps {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  pending: boolean;
+  /** Resolves to whether the server accepted the request; the dialog closes when it did. */
+  onSubmit: (feedback: string) => Promise<boolean>;
+}
+
+/** Feedback for the coder: the task goes back to Building and the agents address it. */
+export function RequestChangesDialog({ open, onOpenChange, pending, onSubmit }: RequestChangesDialogProps) {
+  const [feedback, setFeedback] = useState('');
+  const [error, setError] = useState<string | undefined>();
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const text = feedback.trim();
+    if (!text) return setError('Say what should change.');
+    if (text.length > MAX_FEEDBACK) return setError(`At most ${MAX_FEEDBACK.toLocaleString()} characters.`);
+    setError(undefined);
+    if (await onSubmit(text)) {
+      setFeedback('');
+      onOpenChange(false);
+    }
+  };
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent className="max-w-lg">
+        <DialogTitle>Request changes</DialogTitle>
+        <DialogDescription>
+          The coder works on your feedback on the same branch, then the reviewer checks again.
+        </DialogDescription>
+        <form onSubmit={submit} className="mt-4 flex flex-col gap-3" noValidate>
+          <Field
+            label="What should change?"
+            error={error}
+            hint={`${feedback.trim().length.toLocaleString()} / ${MAX_FEEDBACK.toLocaleString()}`}
+          >
+            <Textarea
+              value={feedback}
+              onChange={(event) => setFeedback(event.target.value)}
+              rows={6}
+              maxLength={MAX_FEEDBACK + 500}
+              placeholder="e.g. Handle an empty list, and add a test for it."
+              data-testid="request-changes-feedback"
+              autoFocus
+            />
+          </Field>
+          <DialogFooter className="mt-2">
+            <DialogClose asChild>
+              <Button>Cancel</Button>
+            </DialogClose>
+            <Button type="submit" variant="primary" loading={pending} data-testid="request-changes-submit">
+              Send to the coder
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
