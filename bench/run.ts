@@ -1,9 +1,11 @@
 // `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
-// PostgreSQL, plus the time `npm start` takes to answer its first health check. See bench/README.md.
+// PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
+// and concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline.ts).
+// `npm run bench -- foundation` or `npm run bench -- pipeline` runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contracts/tasks.js';
+import { type Aim, baseEnv, firstLine, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { formatJson, int, ms, table } from './lib/format.js';
 import { BenchClient } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
@@ -27,16 +30,37 @@ import {
   waitHealthy,
 } from './lib/processes.js';
 import { median, round } from './lib/stats.js';
+import {
+  benchPipeline,
+  type PipelineDbResult,
+  pipelineAims,
+  pipelineConfig,
+  printPipeline,
+} from './pipeline.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got "${raw}"`);
-  return value;
+const PARTS = ['foundation', 'pipeline'] as const;
+type Part = (typeof PARTS)[number];
+const USAGE = 'usage: npm run bench [-- foundation|pipeline …]   (no part: both, foundation first)';
+
+/** The parts named on the command line (`npm run bench -- pipeline`); none means all of them. */
+function parseParts(args: readonly string[]): Part[] {
+  if (args.some((arg) => arg === '-h' || arg === '--help')) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const named = args.map((arg) => arg.trim().toLowerCase()).filter(Boolean);
+  const unknown = named.filter((arg) => arg !== 'all' && !(PARTS as readonly string[]).includes(arg));
+  if (unknown.length) {
+    console.error(`unknown bench part: ${unknown.join(', ')}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (named.length === 0 || named.includes('all')) return [...PARTS];
+  return PARTS.filter((part) => named.includes(part));
 }
+
+const parts = parseParts(process.argv.slice(2));
 
 type DbKind = 'pglite' | 'postgres';
 
@@ -60,22 +84,10 @@ const config = {
     'postgres://postgres@127.0.0.1:5432/test',
 };
 
+const pipelineSettings = pipelineConfig();
+
 const AIMS = { coldStartMs: 3000, postgresReadP99Ms: 20 };
 const PASSWORD = 'correct horse battery staple';
-/** The server reads it for its per-address login/register limit; the bench lifts that limit (bench/README.md). */
-const RATE_LIMIT_ENV = 'AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE';
-
-/**
- * The environment every child starts from: ours without the app's own settings (a DATABASE_URL,
- * AUTOCODER_*, model provider keys), so that only what the bench sets applies.
- */
-function baseEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(DATABASE_URL|TRUST_PROXY|AUTOCODER_|ANTHROPIC_|OPENAI_)/.test(name)) delete env[name];
-  }
-  return env;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Start-up: `npm start` → first 200 of /api/health
@@ -98,10 +110,6 @@ type StartResult =
       note?: string;
     }
   | { status: 'skipped'; reason: string };
-
-/** The first line of an error, for a one-line report. */
-const firstLine = (error: unknown) =>
-  (error instanceof Error ? error.message : String(error)).split('\n')[0]?.slice(0, 300) ?? '';
 
 const figures = (runs: number[]): StartFigures => ({
   runs: runs.map((value) => round(value, 0)),
@@ -408,24 +416,6 @@ async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promi
   }
 }
 
-/** The server's JSON log lines grouped by level, message and error message (first line). */
-function summarizeLog(output: string): { line: string; count: number }[] {
-  const counts = new Map<string, number>();
-  for (const raw of output.split('\n')) {
-    if (!raw.trim()) continue;
-    let line = raw.trim().slice(0, 200);
-    try {
-      const entry = JSON.parse(raw) as { level?: string; msg?: string; error?: { message?: string } };
-      const detail = entry.error?.message?.split('\n')[0];
-      line = `${entry.level ?? '?'} ${entry.msg ?? ''}${detail ? `: ${detail}` : ''}`.slice(0, 200);
-    } catch {
-      // not a JSON line: keep its start
-    }
-    counts.set(line, (counts.get(line) ?? 0) + 1);
-  }
-  return [...counts].map(([line, count]) => ({ line, count })).sort((a, b) => b.count - a.count);
-}
-
 function print1(result: ScenarioResult): void {
   const extra = [
     result.rateLimited ? `${result.rateLimited} × 429` : '',
@@ -471,14 +461,6 @@ function scenarioTable(result: Extract<DatabaseResult, { status: 'ok' }>): strin
   );
 }
 
-interface Aim {
-  name: string;
-  target: string;
-  actual: number | null;
-  unit: 'ms';
-  met: boolean | null;
-}
-
 function environment() {
   const git = (args: string[]) => {
     try {
@@ -520,27 +502,51 @@ async function cleanup(): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const startedAt = new Date();
-  const wall = performance.now();
-  const env = environment();
+/**
+ * Runs `measure` once per database of BENCH_DATABASES: PostgreSQL in a fresh database dropped
+ * afterwards (and by cleanup() on error or Ctrl-C), or skipped when PostgreSQL cannot be reached.
+ */
+async function eachDatabase<R>(
+  measure: (kind: DbKind, databaseUrl: string | undefined) => Promise<R>,
+  skipped: (kind: DbKind, reason: string) => R,
+): Promise<R[]> {
+  const results: R[] = [];
+  for (const kind of config.databases) {
+    console.log(`\n${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}`);
+    if (kind === 'pglite') {
+      results.push(await measure('pglite', undefined));
+      continue;
+    }
+    const created = await createBenchDatabase(config.postgresUrl);
+    if ('skipped' in created) {
+      const reason = `PostgreSQL at ${redactUrl(config.postgresUrl)} is unreachable (${created.skipped})`;
+      console.log(`  skipped the PostgreSQL part: ${reason}`);
+      results.push(skipped('postgres', reason));
+      continue;
+    }
+    benchDatabase = created.database;
+    console.log(`  database ${created.database.name} on ${redactUrl(config.postgresUrl)}`);
+    try {
+      results.push(await measure('postgres', created.database.url));
+    } finally {
+      await created.database.drop();
+      benchDatabase = undefined;
+    }
+  }
+  return results;
+}
+
+interface FoundationResult {
+  start: StartResult;
+  databases: DatabaseResult[];
+  aims: Aim[];
+}
+
+async function runFoundation(): Promise<FoundationResult> {
   console.log(
-    `AutoCoder bench — ${env.commit ?? 'no git'}${env.dirty ? ' (uncommitted changes)' : ''}, Node ${env.node}, ` +
-      `${env.cpus} × ${env.cpuModel}, load average ${env.loadAverage.join(' ')}`,
-  );
-  console.log(
-    `${config.clients} clients; ${config.loginRequests} logins, ${config.listRequests} lists of ` +
+    `\n=== Foundation: ${config.clients} clients; ${config.loginRequests} logins, ${config.listRequests} lists of ` +
       `${config.tasks} tasks, ${config.moveRequests} moves; ${config.timeCapMs / 1000} s cap per scenario\n`,
   );
-
-  try {
-    if (await ensureBuilt(root)) console.log('built the app (dist was missing or older than the sources)\n');
-  } catch (error) {
-    // The sources may be mid-edit; an older build still serves the API the load part measures.
-    if (!existsSync(path.join(root, 'dist', 'server', 'main.js'))) throw error;
-    console.log(`could not rebuild, so the load part uses the existing dist/: ${firstLine(error)}\n`);
-  }
-
   console.log(`Start-up: npm start → first 200 of /api/health (${config.startRuns} runs)`);
   const start: StartResult =
     config.startRuns > 0
@@ -553,31 +559,12 @@ async function main(): Promise<void> {
       : { status: 'skipped', reason: 'BENCH_START_RUNS=0' };
   if (start.status === 'skipped') console.log(`  skipped: ${start.reason}`);
 
-  const databases: DatabaseResult[] = [];
-  for (const kind of config.databases) {
-    console.log(`\n${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}`);
-    if (kind === 'pglite') {
-      databases.push(await benchServer('pglite', undefined));
-      continue;
-    }
-    const created = await createBenchDatabase(config.postgresUrl);
-    if ('skipped' in created) {
-      const reason = `PostgreSQL at ${redactUrl(config.postgresUrl)} is unreachable (${created.skipped})`;
-      console.log(`  skipped the PostgreSQL part: ${reason}`);
-      databases.push({ status: 'skipped', database: 'postgres', reason });
-      continue;
-    }
-    benchDatabase = created.database;
-    console.log(`  database ${created.database.name} on ${redactUrl(config.postgresUrl)}`);
-    try {
-      databases.push(await benchServer('postgres', created.database.url));
-    } finally {
-      await created.database.drop();
-      benchDatabase = undefined;
-    }
-  }
+  const databases = await eachDatabase<DatabaseResult>(benchServer, (database, reason) => ({
+    status: 'skipped',
+    database,
+    reason,
+  }));
 
-  // --- aims
   const postgres = databases.find((result) => result.database === 'postgres');
   const postgresList = postgres?.status === 'ok' ? postgres.scenarios.list.latency.p99 : null;
   const aims: Aim[] = [
@@ -606,9 +593,10 @@ async function main(): Promise<void> {
       met: serial < AIMS.postgresReadP99Ms,
     });
   }
+  return { start, databases, aims: aims.map((aim) => ({ ...aim, part: 'foundation' })) };
+}
 
-  // --- report
-  console.log('\n================================ results (ms) ================================');
+function printFoundation({ start, databases }: FoundationResult): void {
   if (start.status === 'ok') {
     console.log(
       `\nStart-up, PGlite, fresh AUTOCODER_DATA_DIR (cold) then the same one (warm), ` +
@@ -662,6 +650,91 @@ async function main(): Promise<void> {
     for (const entry of result.serverLog.slice(0, 5))
       console.log(`  server log ×${entry.count}: ${entry.line}`);
   }
+}
+
+interface PipelinePartResult {
+  databases: PipelineDbResult[];
+  aims: Aim[];
+}
+
+async function runPipelinePart(): Promise<PipelinePartResult> {
+  const { runs, clientsPerTask, timeCapMs } = pipelineSettings;
+  console.log(
+    `\n=== Pipeline: ${runs} runs at once on the simulator at full speed, ${runs * clientsPerTask} SSE clients ` +
+      `(${clientsPerTask} per task); ${timeCapMs / 1000} s cap per database`,
+  );
+  const databases = await eachDatabase<PipelineDbResult>(
+    (kind, databaseUrl) => benchPipeline(kind, databaseUrl, pipelineSettings),
+    (database, reason) => ({ status: 'skipped', database, reason }),
+  );
+  return {
+    databases,
+    aims: pipelineAims(databases, pipelineSettings).map((aim) => ({ ...aim, part: 'pipeline' })),
+  };
+}
+
+interface PreviousResults {
+  startedAt?: string;
+  environment?: { commit?: string | null; dirty?: boolean | null; loadAverage?: number[] };
+  config?: unknown;
+  start?: unknown;
+  databases?: unknown;
+  pipeline?: unknown;
+  aims?: Aim[];
+  carriedOver?: Partial<Record<Part, unknown>>;
+}
+
+/** The previous results file (schema 1), or null when there is none or it cannot be read. */
+async function previousResults(file: string): Promise<PreviousResults | null> {
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as PreviousResults & { schema?: number };
+    return parsed.schema === 1 ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Where figures kept from an earlier run came from. */
+const earlierRun = (previous: PreviousResults) => ({
+  startedAt: previous.startedAt ?? null,
+  commit: previous.environment?.commit ?? null,
+  dirty: previous.environment?.dirty ?? null,
+  loadAverage: previous.environment?.loadAverage ?? null,
+});
+
+function formatActual(aim: Aim): string {
+  if (aim.actual === null || Number.isNaN(aim.actual)) return '–';
+  return aim.unit === 'ms' ? `${ms(aim.actual)} ms` : `${aim.actual.toFixed(1)} ${aim.unit}`;
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const wall = performance.now();
+  const env = environment();
+  console.log(
+    `AutoCoder bench (${parts.join(' + ')}) — ${env.commit ?? 'no git'}${env.dirty ? ' (uncommitted changes)' : ''}, ` +
+      `Node ${env.node}, ${env.cpus} × ${env.cpuModel}, load average ${env.loadAverage.join(' ')}`,
+  );
+
+  try {
+    if (await ensureBuilt(root)) console.log('built the app (dist was missing or older than the sources)');
+  } catch (error) {
+    // The sources may be mid-edit; an older build still serves the API the load part measures.
+    if (!existsSync(path.join(root, 'dist', 'server', 'main.js'))) throw error;
+    console.log(`could not rebuild, so the bench uses the existing dist/: ${firstLine(error)}`);
+  }
+
+  const foundation = parts.includes('foundation') ? await runFoundation() : null;
+  const pipeline = parts.includes('pipeline') ? await runPipelinePart() : null;
+  const aims = [...(foundation?.aims ?? []), ...(pipeline?.aims ?? [])];
+
+  // --- report
+  console.log('\n================================== results ==================================');
+  if (foundation) printFoundation(foundation);
+  if (pipeline) {
+    if (foundation) console.log('\n--- Pipeline');
+    for (const result of pipeline.databases) printPipeline(result, pipelineSettings);
+  }
   console.log('\nAims');
   console.log(
     table(
@@ -669,38 +742,77 @@ async function main(): Promise<void> {
       aims.map((aim) => [
         aim.name,
         aim.target,
-        aim.actual === null ? '–' : `${ms(aim.actual)} ms`,
+        formatActual(aim),
         aim.met === null ? 'not measured' : aim.met ? 'met' : 'NOT MET',
       ]),
     ),
   );
 
+  // A run of one part keeps the other part's figures from the previous file, saying when they were taken.
+  const resultsDir = path.join(root, 'bench', 'results');
+  const resultsFile = path.join(resultsDir, 'latest.json');
+  const previous = foundation && pipeline ? null : await previousResults(resultsFile);
+  const keepFoundation = !foundation && previous?.start !== undefined;
+  const keepPipeline = !pipeline && previous?.pipeline !== undefined;
+  const keptAims = (previous?.aims ?? []).filter((aim) =>
+    (aim.part ?? 'foundation') === 'foundation' ? keepFoundation : keepPipeline,
+  );
   const result = {
     schema: 1,
     startedAt: startedAt.toISOString(),
     durationMs: round(performance.now() - wall, 0),
+    /** The parts this run made; see `carriedOver` for figures kept from an earlier run. */
+    parts,
     environment: { ...env, loadAverageAtEnd: os.loadavg().map((value) => round(value, 2)) },
-    config: {
-      clients: config.clients,
-      tasks: config.tasks,
-      seedConcurrency: config.seedConcurrency,
-      loginRequests: config.loginRequests,
-      listRequests: config.listRequests,
-      moveRequests: config.moveRequests,
-      serialRequests: config.serialRequests,
-      timeCapMs: config.timeCapMs,
-      startRuns: config.startRuns,
-      postgresUrl: redactUrl(config.postgresUrl),
-    },
-    start,
-    databases: Object.fromEntries(databases.map((entry) => [entry.database, entry])),
-    aims,
+    config:
+      keepFoundation && previous?.config
+        ? previous.config
+        : {
+            clients: config.clients,
+            tasks: config.tasks,
+            seedConcurrency: config.seedConcurrency,
+            loginRequests: config.loginRequests,
+            listRequests: config.listRequests,
+            moveRequests: config.moveRequests,
+            serialRequests: config.serialRequests,
+            timeCapMs: config.timeCapMs,
+            startRuns: config.startRuns,
+            postgresUrl: redactUrl(config.postgresUrl),
+          },
+    ...(foundation
+      ? {
+          start: foundation.start,
+          databases: Object.fromEntries(foundation.databases.map((entry) => [entry.database, entry])),
+        }
+      : keepFoundation
+        ? { start: previous?.start, databases: previous?.databases }
+        : {}),
+    ...(pipeline
+      ? {
+          pipeline: {
+            config: { ...pipelineSettings, simulatorDelayMs: 0 },
+            databases: Object.fromEntries(pipeline.databases.map((entry) => [entry.database, entry])),
+          },
+        }
+      : keepPipeline
+        ? { pipeline: previous?.pipeline }
+        : {}),
+    aims: [...aims, ...keptAims],
+    ...(previous && (keepFoundation || keepPipeline)
+      ? {
+          carriedOver: Object.fromEntries(
+            (['foundation', 'pipeline'] as const)
+              .filter((part) => (part === 'foundation' ? keepFoundation : keepPipeline))
+              .map((part) => [part, previous.carriedOver?.[part] ?? earlierRun(previous)]),
+          ),
+        }
+      : {}),
   };
-  const resultsDir = path.join(root, 'bench', 'results');
   await mkdir(resultsDir, { recursive: true });
-  await writeFile(path.join(resultsDir, 'latest.json'), formatJson(result));
+  await writeFile(resultsFile, formatJson(result));
   console.log(`\nwrote bench/results/latest.json in ${Math.round((performance.now() - wall) / 1000)} s`);
   console.log(`BENCH_RESULT ${JSON.stringify(result)}`);
+  if (pipeline?.databases.some((entry) => entry.status === 'error')) process.exitCode = 1;
 }
 
 process.on('exit', cleanupSync);

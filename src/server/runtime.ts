@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Database } from './db/client.js';
 import type { AppDeps } from './deps.js';
 import type { Logger } from './lib/logger.js';
@@ -41,6 +42,8 @@ export interface Runtime {
 /** Assembles the long-lived parts — event log, simulator, orchestrator — around a database. */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const shutdown = new AbortController();
+  // Every SSE client listens for shutdown on this one signal: many listeners are expected.
+  setMaxListeners(0, shutdown.signal);
   const simulator = options.simulatorUrl
     ? null
     : await startSimulator({ host: '127.0.0.1', port: 0, chunkDelayMs: options.simulatorChunkDelayMs ?? 15 });
