@@ -179,6 +179,12 @@ export interface PipelineRunSummary {
   branch: string | null;
   baseCommit: string | null;
   headCommit: string | null;
+  /** The merge into the default branch, once approved. */
+  mergeCommit: string | null;
+  /** The subtask being coded (coding phase), for "Coding 2/3" on a card. */
+  subtask: { index: number; total: number } | null;
+  /** Iteration at which the current round of automatic fixes began (0, or a request for changes). */
+  roundStart: number;
   usage: TokenUsage & { costUsd: number };
   reviewScore: number | null;
   errorDetails: ErrorDetails | null;

@@ -15,6 +15,9 @@ import type { RunRow } from './runs.repo.js';
 
 export function toRunSummary(row: RunRow): PipelineRunSummary {
   const review = row.reviewFindings as ReviewResult | null;
+  const cursor = row.cursor as { subtaskIndex?: number; roundStart?: number } | null;
+  const total = ((row.subtasks as Subtask[] | null) ?? []).length;
+  const coding = row.phase === 'coding' && total > 0;
   return {
     id: row.id,
     taskId: row.taskId,
@@ -26,6 +29,9 @@ export function toRunSummary(row: RunRow): PipelineRunSummary {
     branch: row.branch,
     baseCommit: row.baseCommit,
     headCommit: row.headCommit,
+    mergeCommit: row.mergeCommit,
+    subtask: coding ? { index: Math.min(total, (cursor?.subtaskIndex ?? 0) + 1), total } : null,
+    roundStart: cursor?.roundStart ?? 0,
     usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, costUsd: row.costUsd },
     reviewScore: review?.score ?? null,
     errorDetails: (row.errorDetails as ErrorDetails | null) ?? null,

@@ -22,7 +22,14 @@ export function useCardRun(
   const position = run ?? base;
   if (!position || !showsRunOnCard(position.status, taskStatus)) return null;
   return {
-    ...runLabel({ ...position, subtask: run?.subtask, roundStart: run?.roundStart }, taskStatus),
+    ...runLabel(
+      {
+        ...position,
+        subtask: run?.subtask ?? base?.subtask,
+        roundStart: run?.roundStart ?? base?.roundStart,
+      },
+      taskStatus,
+    ),
     simulated: position.simulated,
   };
 }

@@ -120,6 +120,7 @@ function fromSummary(summary: PipelineRunSummary) {
     branch: summary.branch,
     baseCommit: summary.baseCommit,
     headCommit: summary.headCommit,
+    mergeCommit: summary.mergeCommit,
     startedAt: time(summary.startedAt) ?? Date.now(),
     completedAt: time(summary.completedAt),
   };
@@ -137,6 +138,7 @@ export function withSnapshot(run: PipelineRunState, summary: PipelineRunSummary)
       branch: snapshot.branch ?? run.branch,
       baseCommit: snapshot.baseCommit ?? run.baseCommit,
       headCommit: snapshot.headCommit ?? run.headCommit,
+      mergeCommit: snapshot.mergeCommit ?? run.mergeCommit,
       usage: snapshot.usage.outputTokens > run.usage.outputTokens ? snapshot.usage : run.usage,
       startedAt: snapshot.startedAt,
     };
