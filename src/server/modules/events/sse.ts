@@ -9,6 +9,9 @@ export interface SseSettings {
   timeoutMs: number;
 }
 
+/** Stored events read per query while catching a client up. */
+const REPLAY_PAGE = 1000;
+
 export const DEFAULT_SSE_SETTINGS: SseSettings = { keepaliveMs: 30_000, timeoutMs: 10 * 60_000 };
 
 export interface PumpOptions {
@@ -73,7 +76,12 @@ export async function pumpEvents(sse: SSEStreamingApi, options: PumpOptions): Pr
 
   try {
     await sse.write(': connected\n\n');
-    for (const event of await log.replay(stream, options.afterSeq)) send(event);
+    // Page through the log: a long run (or a reload replaying one) can hold more than one page.
+    for (;;) {
+      const page = await log.replay(stream, lastSent, REPLAY_PAGE);
+      for (const event of page) send(event);
+      if (page.length < REPLAY_PAGE || sse.aborted) break;
+    }
     live = true;
     for (const event of early.splice(0)) send(event);
     if (options.shutdown.aborted) finish();

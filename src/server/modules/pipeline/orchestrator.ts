@@ -25,6 +25,7 @@ import { branchName } from '../workspace/branch-name.js';
 import { mergeBranch } from '../workspace/merge.js';
 import { createRunWorktree, removeWorktree } from '../workspace/worktree.js';
 import { describeFailure } from './failures.js';
+import { KeyedMutex } from './keyed-mutex.js';
 import {
   type ProviderDefaults,
   type RequestSecrets,
@@ -84,6 +85,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
  */
 export class Orchestrator {
   private readonly active = new Map<string, ActiveRun>();
+  private readonly cleanups = new Set<Promise<void>>();
+  private readonly userLocks = new KeyedMutex();
   private readonly events: RunEvents;
   private readonly env: DriverEnv;
   private readonly backoffBaseMs: number;
@@ -120,24 +123,21 @@ export class Orchestrator {
     }
     const latest = await latestRunOfTask(this.deps.db, taskId);
     if (latest && (latest.status === 'running' || latest.status === 'paused')) throw pipelineActive();
-    if ((await countRunningForUser(this.deps.db, userId)) >= this.maxRunningPerUser) {
-      throw new AppError('TOO_MANY_PIPELINES', 'Maximum concurrent pipelines reached');
-    }
-    const configs = agentConfigs(options);
     const cursor: RunCursor = { phase: 'planning', subtaskIndex: 0, roundStart: 0, retryCount: 0 };
-    let row: RunRow;
-    try {
-      row = await insertRun(this.deps.db, {
-        taskId,
-        provider,
-        agentConfigs: configs,
-        cursor,
-        status: 'running',
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw pipelineActive();
-      throw error;
-    }
+    const row = await this.withRunningSlot(userId, async () => {
+      try {
+        return await insertRun(this.deps.db, {
+          taskId,
+          provider,
+          agentConfigs: agentConfigs(options),
+          cursor,
+          status: 'running',
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw pipelineActive();
+        throw error;
+      }
+    });
     await this.deps.events.lastSeq(taskStream(taskId));
     await this.events.moveTask(task.projectId, taskId, row.id, 'spec');
     await this.events.task(taskId, row.id, {
@@ -180,7 +180,8 @@ export class Orchestrator {
       },
     });
     await this.events.moveTask(task.projectId, taskId, run.id, 'backlog');
-    void (active?.done ?? Promise.resolve()).then(() => this.releaseWorktree(updated));
+    // The worktree goes once the aborted run has stopped touching it; idle() and shutdown() wait for this.
+    this.track((active?.done ?? Promise.resolve()).then(() => this.releaseWorktree(updated)));
     this.deps.logger.info('pipeline cancelled', { taskId, runId: run.id });
     return { status: 'cancelled' };
   }
@@ -201,19 +202,18 @@ export class Orchestrator {
       secrets,
       this.deps.providerDefaults,
     );
-    if ((await countRunningForUser(this.deps.db, userId)) >= this.maxRunningPerUser) {
-      throw new AppError('TOO_MANY_PIPELINES', 'Maximum concurrent pipelines reached');
-    }
     const retryCount = cursor.retryCount + 1;
     const next: RunCursor = { ...cursor, retryCount };
     const configs = options.agents
       ? agentConfigs(options)
       : (run.agentConfigs as Record<AgentType, AgentConfig>);
-    const updated = await this.events.updateRun(
-      task.projectId,
-      run.id,
-      { status: 'running', phase: cursor.phase, cursor: next, errorDetails: null, agentConfigs: configs },
-      ['paused'],
+    const updated = await this.withRunningSlot(userId, () =>
+      this.events.updateRun(
+        task.projectId,
+        run.id,
+        { status: 'running', phase: cursor.phase, cursor: next, errorDetails: null, agentConfigs: configs },
+        ['paused'],
+      ),
     );
     if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'Only a paused pipeline can be retried');
     const delay = this.backoffBaseMs * 2 ** (retryCount - 1);
@@ -259,19 +259,21 @@ export class Orchestrator {
       ...((run.feedback as unknown[]) ?? []),
       { text: input.feedback, at: this.deps.now(), iteration },
     ];
-    const updated = await this.events.updateRun(
-      task.projectId,
-      run.id,
-      {
-        status: 'running',
-        phase: 'coding',
-        iteration,
-        cursor,
-        feedback,
-        completedAt: null,
-        errorDetails: null,
-      },
-      ['passed'],
+    const updated = await this.withRunningSlot(userId, () =>
+      this.events.updateRun(
+        task.projectId,
+        run.id,
+        {
+          status: 'running',
+          phase: 'coding',
+          iteration,
+          cursor,
+          feedback,
+          completedAt: null,
+          errorDetails: null,
+        },
+        ['passed'],
+      ),
     );
     if (!updated)
       throw new AppError('INVALID_PIPELINE_STATE', 'Changes can be requested only for a task in Review');
@@ -350,7 +352,7 @@ export class Orchestrator {
       ctx.cancelled = true;
       ctx.controller.abort();
     }
-    await Promise.allSettled(runs.map((r) => r.done));
+    await Promise.allSettled([...runs.map((r) => r.done), ...this.cleanups]);
     for (const { ctx } of runs) {
       const row = await findRun(this.deps.db, ctx.runId);
       if (row?.status === 'running')
@@ -358,9 +360,31 @@ export class Orchestrator {
     }
   }
 
-  /** Resolves when no run of this process is executing (tests, benchmarks). */
+  /**
+   * Runs `setRunning` (which makes one of the user's runs running) only while the user has
+   * fewer than the maximum running (NFR-04-009). Counting and writing hold the user's lock, so
+   * simultaneous starts cannot all pass the count.
+   */
+  private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>): Promise<T> {
+    return this.userLocks.run(userId, async () => {
+      if ((await countRunningForUser(this.deps.db, userId)) >= this.maxRunningPerUser) {
+        throw new AppError('TOO_MANY_PIPELINES', 'Maximum concurrent pipelines reached');
+      }
+      return setRunning();
+    });
+  }
+
+  /** Resolves when no run of this process is executing and no cleanup is pending (tests, benchmarks). */
   async idle(): Promise<void> {
-    while (this.active.size > 0) await Promise.allSettled([...this.active.values()].map((r) => r.done));
+    while (this.active.size > 0 || this.cleanups.size > 0) {
+      await Promise.allSettled([...[...this.active.values()].map((r) => r.done), ...this.cleanups]);
+    }
+  }
+
+  /** Work that outlives the request that started it (a cancelled run's worktree removal). */
+  private track(work: Promise<void>) {
+    this.cleanups.add(work);
+    void work.finally(() => this.cleanups.delete(work));
   }
 
   get activeCount(): number {
@@ -384,15 +408,17 @@ export class Orchestrator {
     );
     if (!updated) return;
     await this.events.task(run.taskId, run.id, { type: 'error', data: { ...details, runId: run.id } });
-    const ctx = {
+    const ended = {
       taskId: run.taskId,
       projectId,
       runId: run.id,
       iteration: run.iteration,
-      fileChanges: [],
-      review: null,
+      fileChanges: (run.fileChanges as { files?: FileChange[] } | null)?.files ?? [],
+      review: (run.reviewFindings as ReviewResult | null) ?? null,
     };
-    await announceEnd({ events: this.events, now: this.deps.now }, ctx as unknown as RunContext, 'failed');
+    await announceEnd({ events: this.events, now: this.deps.now }, ended, 'failed');
+    // Nothing works in it any more; what was committed stays on the branch.
+    await this.releaseWorktree(updated);
   }
 
   /** The run's provider; a provider that cannot be built fails the first call instead of the request. */
@@ -419,7 +445,7 @@ export class Orchestrator {
       task: { title: '', description: '', category: '' },
       repoPath: '',
       defaultBranch: 'main',
-      worktreePath: row.worktreePath ?? path.join(this.deps.dataDir, 'worktrees', row.id),
+      worktreePath: row.worktreePath ?? this.worktreePathOf(row.id),
       branch: row.branch ?? '',
       baseCommit: row.baseCommit,
       headCommit: row.headCommit,
@@ -438,9 +464,18 @@ export class Orchestrator {
     const done = (async () => {
       if (delayMs > 0) await sleep(delayMs, controller.signal);
       await this.execute(ctx);
-    })().finally(() => {
-      if (this.active.get(ctx.taskId)?.ctx === ctx) this.active.delete(ctx.taskId);
-    });
+    })()
+      .catch((error: unknown) => {
+        // Recording the failure failed too (the database went away): nobody awaits a background run.
+        this.deps.logger.error('pipeline run stopped by an error it could not record', {
+          taskId: ctx.taskId,
+          runId: ctx.runId,
+          error,
+        });
+      })
+      .finally(() => {
+        if (this.active.get(ctx.taskId)?.ctx === ctx) this.active.delete(ctx.taskId);
+      });
     this.active.set(row.taskId, { ctx, done });
   }
 
@@ -474,11 +509,29 @@ export class Orchestrator {
       );
       if (!current || ctx.cancelled) return;
       await driveRun(this.env, ctx, current);
-      const final = await findRun(this.deps.db, ctx.runId);
-      if (final?.status === 'failed') await this.releaseWorktree(final);
     } catch (error) {
       if (ctx.cancelled) return;
       await this.pauseOrFail(ctx, error, log);
+    }
+    await this.afterExecution(ctx, log);
+  }
+
+  /**
+   * A run that stopped executing in the failed state, or whose task was deleted meanwhile,
+   * gives back its worktree. Passed runs keep it until approval, paused ones until retry;
+   * cancel() and shutdown() release their own.
+   */
+  private async afterExecution(ctx: RunContext, log: Logger) {
+    if (ctx.cancelled || !ctx.repoPath) return;
+    const row = await findRun(this.deps.db, ctx.runId);
+    if (row) {
+      if (row.status === 'failed') await this.releaseWorktree(row);
+      return;
+    }
+    try {
+      await removeWorktree(ctx.repoPath, ctx.worktreePath);
+    } catch (error) {
+      log.warn('worktree of a deleted task could not be removed', { error });
     }
   }
 
@@ -507,7 +560,6 @@ export class Orchestrator {
     await this.events.task(ctx.taskId, ctx.runId, { type: 'error', data: { ...details, runId: ctx.runId } });
     if (terminal) {
       await announceEnd(this.env, ctx, 'failed');
-      await this.releaseWorktree(updated);
     } else {
       await this.events.task(ctx.taskId, ctx.runId, {
         type: 'phase-change',
@@ -522,16 +574,23 @@ export class Orchestrator {
     }
   }
 
-  /** Removes a finished run's worktree; its branch and commits stay. */
+  /**
+   * Removes a finished run's worktree; its branch and commits stay. A run cancelled before it
+   * recorded its worktree may still have made one, at the path launch() gives every run.
+   * Never throws (it runs after the request that ended the run): a failure is logged.
+   */
   private async releaseWorktree(run: RunRow) {
-    if (!run.worktreePath) return;
-    const found = await taskWithProject(this.deps.db, run.taskId);
-    if (!found) return;
+    const worktreePath = run.worktreePath ?? this.worktreePathOf(run.id);
     try {
-      await removeWorktree(found.project.repoPath, run.worktreePath);
+      const found = await taskWithProject(this.deps.db, run.taskId);
+      if (found) await removeWorktree(found.project.repoPath, worktreePath);
     } catch (error) {
       this.deps.logger.warn('worktree could not be removed', { runId: run.id, error });
     }
+  }
+
+  private worktreePathOf(runId: string) {
+    return path.join(this.deps.dataDir, 'worktrees', runId);
   }
 }
 

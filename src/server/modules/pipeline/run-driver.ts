@@ -58,7 +58,10 @@ const agentParams = (env: DriverEnv, ctx: RunContext, agent: AgentType) => ({
   config: ctx.configs[agent],
   runId: ctx.runId,
   signal: ctx.controller.signal,
-  onChunk: (chunk: string) => env.events.chunk(ctx.taskId, ctx.runId, agent, chunk),
+  // Text the SDK had already buffered when the run was cancelled is not shown after the cancellation.
+  onChunk: (chunk: string) => {
+    if (!ctx.cancelled) env.events.chunk(ctx.taskId, ctx.runId, agent, chunk);
+  },
 });
 
 /** Adds a call's tokens and cost to the run (one write per call) and announces it. */
@@ -168,6 +171,8 @@ async function code(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agen
     });
   }
   if (ctx.cursor.feedback) {
+    // A request for changes codes no subtask: announce the phase here, or clients still show "completed".
+    await enterPhase(env, ctx);
     current = await fixWith(env, ctx, current, {
       feedback: ctx.cursor.feedback,
       message: 'Address review feedback',
@@ -271,7 +276,7 @@ async function review(env: DriverEnv, ctx: RunContext, row: { calls: unknown; ag
 /** Tells everyone how the run ended and moves the task (BR-04-010 / BR-04-012). */
 export async function announceEnd(
   env: Pick<DriverEnv, 'events' | 'now'>,
-  ctx: RunContext,
+  ctx: Pick<RunContext, 'taskId' | 'projectId' | 'runId' | 'iteration' | 'fileChanges' | 'review'>,
   result: 'passed' | 'failed',
 ) {
   await env.events.task(ctx.taskId, ctx.runId, {

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PipelineEvent, StoredEvent } from '../../../contracts/pipeline.js';
+import type { Database } from '../../db/client.js';
+import { createLogger } from '../../lib/logger.js';
+import { openTestDatabase } from '../../testing/test-db.js';
+import { createMemoryBus } from './bus.js';
+import { EventLog, type EventLogOptions } from './event-log.js';
+import { countEvents } from './events.repo.js';
+import { eventually } from './testing/sse-client.js';
+
+let database: Database;
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(async () => database.close());
+
+let streams = 0;
+const freshStream = () => `task:test-${++streams}`;
+
+function newLog(options: EventLogOptions = {}) {
+  return new EventLog(
+    database.db,
+    createMemoryBus(),
+    createLogger('silent'),
+    () => 1_700_000_000_000,
+    options,
+  );
+}
+
+const chunk = (text: string): PipelineEvent => ({
+  type: 'agent-log',
+  data: { runId: '00000000-0000-4000-8000-000000000001', agent: 'coder', chunk: text, timestamp: 1 },
+});
+const textOf = (event: StoredEvent) => (event.type === 'agent-log' ? event.data.chunk : '');
+
+describe('EventLog', () => {
+  it('writes 1,000 streamed chunks in a handful of INSERTs, all of them, in order', async () => {
+    const log = newLog({ flushIntervalMs: 50 });
+    const stream = freshStream();
+    const appended = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => log.append(stream, chunk(`t${i}`))),
+    );
+    expect(appended.map((e) => e.id)).toEqual(appended.map((_, i) => i + 1));
+    await log.flush();
+    expect(log.stats.persisted).toBe(1000);
+    expect(log.stats.writes).toBeGreaterThan(0);
+    expect(log.stats.writes).toBeLessThanOrEqual(5);
+    const replayed = await log.replay(stream, 0);
+    expect(replayed.map((e) => e.id)).toEqual(appended.map((e) => e.id));
+    expect(replayed.map(textOf)).toEqual(appended.map((_, i) => `t${i}`));
+  });
+
+  it('writes pending events on its own after the flush interval', async () => {
+    const log = newLog({ flushIntervalMs: 20 });
+    const stream = freshStream();
+    await log.append(stream, chunk('alone'));
+    expect(log.stats.writes).toBe(0);
+    await eventually(() => log.stats.writes === 1, 'the timed flush');
+    expect(log.stats.persisted).toBe(1);
+  });
+
+  it('flushes what is pending before a replay, so a reconnecting client misses nothing', async () => {
+    const log = newLog({ flushIntervalMs: 60_000, maxBatch: 100_000 });
+    const stream = freshStream();
+    for (let i = 0; i < 5; i++) await log.append(stream, chunk(`p${i}`));
+    expect(log.stats.writes).toBe(0);
+    const replayed = await log.replay(stream, 2);
+    expect(replayed.map((e) => e.id)).toEqual([3, 4, 5]);
+    expect(log.stats.writes).toBe(1);
+    await log.close();
+  });
+
+  it('keeps each stream’s order under interleaved concurrent appends, live and stored alike', async () => {
+    const log = newLog({ flushIntervalMs: 5, maxBatch: 7 });
+    const [a, b] = [freshStream(), freshStream()];
+    const published: Record<string, number[]> = { [a]: [], [b]: [] };
+    for (const s of [a, b]) log.bus.subscribe(s, (e) => published[s]?.push(e.id));
+    const calls: Promise<StoredEvent>[] = [];
+    for (let i = 0; i < 300; i++) {
+      calls.push(log.append(i % 3 === 0 ? b : a, chunk(`${i}`)));
+      if (i % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(calls);
+    for (const s of [a, b]) {
+      const stored = await log.replay(s, 0);
+      const expected = Array.from({ length: 300 }, (_, i) => i).filter((i) => (i % 3 === 0) === (s === b));
+      expect(stored.map(textOf)).toEqual(expected.map(String));
+      expect(stored.map((e) => e.id)).toEqual(expected.map((_, i) => i + 1));
+      expect(published[s]).toEqual(stored.map((e) => e.id));
+    }
+  });
+
+  it('continues a stream’s numbering after a restart', async () => {
+    const stream = freshStream();
+    const first = newLog();
+    for (let i = 0; i < 3; i++) await first.append(stream, chunk(`before${i}`));
+    await first.close();
+    const restarted = newLog();
+    expect(await restarted.lastSeq(stream)).toBe(3);
+    expect((await restarted.append(stream, chunk('after'))).id).toBe(4);
+    expect((await restarted.replay(stream, 0)).map(textOf)).toEqual([
+      'before0',
+      'before1',
+      'before2',
+      'after',
+    ]);
+    await restarted.close();
+  });
+
+  it('counts every stored row once', async () => {
+    const before = await countEvents(database.db);
+    const log = newLog();
+    const stream = freshStream();
+    await Promise.all([log.append(stream, chunk('x')), log.append(stream, chunk('y'))]);
+    await Promise.all([log.flush(), log.flush(), log.replay(stream, 0)]);
+    expect(await countEvents(database.db)).toBe(before + 2);
+  });
+});
