@@ -1,13 +1,34 @@
 import { defineConfig } from 'vitest/config';
 
+const shared = {
+  environment: 'node' as const,
+  testTimeout: 30_000,
+  hookTimeout: 120_000,
+  pool: 'forks' as const,
+};
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'tests/**/*.test.ts'],
-    environment: 'node',
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
-    globalSetup: ['tests/global-setup.ts'],
     reporters: ['default'],
+    projects: [
+      {
+        // Module and API tests over the real app and a real database.
+        test: {
+          ...shared,
+          name: 'server-and-web',
+          include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
+          globalSetup: ['tests/pglite-template.setup.ts'],
+        },
+      },
+      {
+        // Browser journeys: the real server serving the built web app, driven in Chromium.
+        test: {
+          ...shared,
+          name: 'e2e',
+          include: ['tests/**/*.test.ts'],
+          globalSetup: ['tests/e2e/build-web.setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -181,7 +181,9 @@ export class Orchestrator {
     });
     await this.events.moveTask(task.projectId, taskId, run.id, 'backlog');
     // The worktree goes once the aborted run has stopped touching it; idle() and shutdown() wait for this.
-    this.track((active?.done ?? Promise.resolve()).then(() => this.releaseWorktree(updated)));
+    // The repository is looked up now: the task may be deleted before the run has stopped.
+    const repoPath = (await taskWithProject(this.deps.db, taskId))?.project.repoPath;
+    this.track((active?.done ?? Promise.resolve()).then(() => this.releaseWorktree(updated, repoPath)));
     this.deps.logger.info('pipeline cancelled', { taskId, runId: run.id });
     return { status: 'cancelled' };
   }
@@ -579,11 +581,11 @@ export class Orchestrator {
    * recorded its worktree may still have made one, at the path launch() gives every run.
    * Never throws (it runs after the request that ended the run): a failure is logged.
    */
-  private async releaseWorktree(run: RunRow) {
+  private async releaseWorktree(run: RunRow, knownRepoPath?: string) {
     const worktreePath = run.worktreePath ?? this.worktreePathOf(run.id);
     try {
-      const found = await taskWithProject(this.deps.db, run.taskId);
-      if (found) await removeWorktree(found.project.repoPath, worktreePath);
+      const repoPath = knownRepoPath ?? (await taskWithProject(this.deps.db, run.taskId))?.project.repoPath;
+      if (repoPath) await removeWorktree(repoPath, worktreePath);
     } catch (error) {
       this.deps.logger.warn('worktree could not be removed', { runId: run.id, error });
     }

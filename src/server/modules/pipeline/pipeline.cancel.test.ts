@@ -227,12 +227,18 @@ describe('cancel with nothing to cancel', () => {
 
 describe('deleting the task of a running pipeline', () => {
   it(
-    'leaves no worktree behind once the run notices',
+    'is refused until the pipeline is cancelled; then the task, its runs and its worktree go',
     async () => {
       const setup = await newTask(t, { title: 'Deleted mid-run' });
       const runId = await startOk(setup.client, setup.taskId);
       await waitForEvent(t, setup.taskId, isPhase('coding'), 'coding');
       const { repoPath } = await repoOf(t, setup.projectId);
+      const refused = await setup.client.delete(`/api/tasks/${setup.taskId}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ error: 'PIPELINE_ACTIVE' });
+      const project = await setup.client.delete(`/api/projects/${setup.projectId}`);
+      expect([400, 409]).toContain(project.status);
+      expect((await setup.client.post(`/api/pipeline/${setup.taskId}/cancel`)).status).toBe(200);
       expect((await setup.client.delete(`/api/tasks/${setup.taskId}`)).status).toBe(204);
       await t.deps.orchestrator.idle();
       expect(existsSync(path.join(t.deps.dataDir, 'worktrees', runId))).toBe(false);

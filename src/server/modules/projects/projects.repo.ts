@@ -1,6 +1,6 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { projects } from '../../db/schema.js';
+import { pipelineRuns, projects, tasks } from '../../db/schema.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
@@ -60,7 +60,13 @@ export async function deleteProjectUnlessLast(db: Db, userId: string, projectId:
   });
 }
 
-export async function countProjects(db: Db, userId: string): Promise<number> {
-  const [row] = await db.select({ value: count() }).from(projects).where(eq(projects.userId, userId));
-  return row?.value ?? 0;
+/** True while any run of the project's tasks is running or paused. */
+export async function hasActiveRunInProject(db: Db, projectId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: pipelineRuns.id })
+    .from(pipelineRuns)
+    .innerJoin(tasks, eq(tasks.id, pipelineRuns.taskId))
+    .where(and(eq(tasks.projectId, projectId), inArray(pipelineRuns.status, ['running', 'paused'])))
+    .limit(1);
+  return Boolean(row);
 }

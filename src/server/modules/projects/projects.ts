@@ -13,6 +13,7 @@ import {
 import {
   deleteProjectUnlessLast,
   findOwnedProject,
+  hasActiveRunInProject,
   insertProject,
   listProjectRows,
   type ProjectRow,
@@ -87,6 +88,12 @@ export async function renameOwnedProject(deps: AppDeps, userId: string, projectI
 /** Deletes the project, its tasks and runs, then its repository. The last project stays. */
 export async function deleteOwnedProject(deps: AppDeps, userId: string, projectId: string): Promise<void> {
   const row = await getOwnedProject(deps, userId, projectId);
+  if (await hasActiveRunInProject(deps.db, projectId)) {
+    throw new AppError(
+      'PIPELINE_ACTIVE',
+      'Pipelines are working in this project. Cancel them before deleting it.',
+    );
+  }
   if (!(await deleteProjectUnlessLast(deps.db, userId, projectId))) {
     throw new AppError('LAST_PROJECT', 'You cannot delete your only project. Create another project first.');
   }

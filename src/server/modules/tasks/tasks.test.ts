@@ -106,7 +106,12 @@ describe('tasks', () => {
     expect((await client.patch(`/api/tasks/${task.id}`, {})).status).toBe(400);
     expect((await client.patch(`/api/tasks/${task.id}`, { status: 'done' })).status).toBe(400);
 
-    await t.database.db.insert(pipelineRuns).values({ taskId: task.id });
+    await t.database.db.insert(pipelineRuns).values({ taskId: task.id, status: 'running' });
+    expect((await client.delete(`/api/tasks/${task.id}`)).status).toBe(409);
+    await t.database.db
+      .update(pipelineRuns)
+      .set({ status: 'passed' })
+      .where(eq(pipelineRuns.taskId, task.id));
     expect((await client.delete(`/api/tasks/${task.id}`)).status).toBe(204);
     expect((await client.get(`/api/tasks/${task.id}`)).status).toBe(404);
     const runs = await t.database.db.select().from(pipelineRuns).where(eq(pipelineRuns.taskId, task.id));

@@ -156,5 +156,12 @@ async function placeInColumn(db: Db, task: TaskRow, status: string, index: numbe
 /** Deletes a task; its pipeline runs go with it (ON DELETE CASCADE). */
 export async function deleteTask(deps: AppDeps, userId: string, taskId: string): Promise<void> {
   await getOwnedTask(deps, userId, taskId);
+  // An agent call would go on streaming (and billing) for a task that no longer exists.
+  if (await hasActiveRun(deps.db, taskId)) {
+    throw new AppError(
+      'PIPELINE_ACTIVE',
+      'A pipeline is working on this task. Cancel it before deleting the task.',
+    );
+  }
   await deleteTaskRow(deps.db, taskId);
 }
