@@ -465,7 +465,7 @@ export class Orchestrator {
     };
     const done = (async () => {
       if (delayMs > 0) await sleep(delayMs, controller.signal);
-      await this.execute(ctx);
+      await this.execute(ctx, row);
     })()
       .catch((error: unknown) => {
         // Recording the failure failed too (the database went away): nobody awaits a background run.
@@ -481,7 +481,7 @@ export class Orchestrator {
     this.active.set(row.taskId, { ctx, done });
   }
 
-  private async execute(ctx: RunContext) {
+  private async execute(ctx: RunContext, row: RunRow) {
     const log = this.deps.logger.child({ taskId: ctx.taskId, runId: ctx.runId });
     try {
       if (ctx.cancelled) return;
@@ -503,14 +503,16 @@ export class Orchestrator {
         baseBranch: ctx.defaultBranch,
       });
       ctx.baseCommit ??= baseCommit;
-      const current = await this.events.updateRun(
-        ctx.projectId,
-        ctx.runId,
-        { branch: ctx.branch, worktreePath: ctx.worktreePath, baseCommit: ctx.baseCommit },
-        ['running'],
-      );
-      if (!current || ctx.cancelled) return;
-      await driveRun(this.env, ctx, current);
+      if (
+        row.branch !== ctx.branch ||
+        row.worktreePath !== ctx.worktreePath ||
+        row.baseCommit !== ctx.baseCommit
+      ) {
+        // Written with the first phase transition: one UPDATE fewer per run.
+        ctx.pendingPatch = { branch: ctx.branch, worktreePath: ctx.worktreePath, baseCommit: ctx.baseCommit };
+      }
+      if (ctx.cancelled) return;
+      await driveRun(this.env, ctx, row);
     } catch (error) {
       if (ctx.cancelled) return;
       await this.pauseOrFail(ctx, error, log);

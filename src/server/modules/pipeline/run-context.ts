@@ -47,6 +47,8 @@ export interface RunContext {
   controller: AbortController;
   /** Set by cancel() before anything else, so the driver never writes past it. */
   cancelled: boolean;
+  /** Fields to write with the run's next update (folded in to save a write). */
+  pendingPatch?: Record<string, unknown> | undefined;
   /** Token totals of the run. */
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
 }

@@ -28,18 +28,26 @@ class RunStopped extends Error {}
 
 async function persist(env: DriverEnv, ctx: RunContext, patch: RunPatch) {
   if (ctx.cancelled) throw new RunStopped();
-  const row = await env.events.updateRun(ctx.projectId, ctx.runId, patch, ['running']);
+  const merged = ctx.pendingPatch ? { ...ctx.pendingPatch, ...patch } : patch;
+  const row = await env.events.updateRun(ctx.projectId, ctx.runId, merged, ['running']);
   if (!row) throw new RunStopped();
+  ctx.pendingPatch = undefined;
   return row;
 }
 
+/**
+ * Announces the phase (and subtask) to the task's stream; writes the phase and cursor unless
+ * `write` is false — within coding, each subtask's own write already saved the cursor.
+ */
 async function enterPhase(
   env: DriverEnv,
   ctx: RunContext,
   subtask?: { index: number; total: number; title: string },
+  write = true,
 ) {
   const phase = ctx.cursor.phase;
-  await persist(env, ctx, { phase, iteration: ctx.iteration, cursor: ctx.cursor });
+  if (write) await persist(env, ctx, { phase, iteration: ctx.iteration, cursor: ctx.cursor });
+  else if (ctx.cancelled) throw new RunStopped();
   await env.events.task(ctx.taskId, ctx.runId, {
     type: 'phase-change',
     data: {
@@ -140,10 +148,11 @@ async function code(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agen
   await env.events.moveTask(ctx.projectId, ctx.taskId, ctx.runId, 'building');
   let current = row;
   const total = ctx.subtasks.length;
-  for (let index = ctx.cursor.subtaskIndex; index < total; index++) {
+  const first = ctx.cursor.subtaskIndex;
+  for (let index = first; index < total; index++) {
     const subtask = ctx.subtasks[index];
     if (!subtask) break;
-    await enterPhase(env, ctx, { index: index + 1, total, title: subtask.title });
+    await enterPhase(env, ctx, { index: index + 1, total, title: subtask.title }, index === first);
     const wanted = [...(subtask.files ?? []), ...ctx.fileChanges.map((f) => f.filePath)];
     const currentFiles = await readFilesForContext(ctx.worktreePath, [...new Set(wanted)], env.budgets.files);
     const result = await executeCoderAgent({
@@ -178,8 +187,9 @@ async function code(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agen
       message: 'Address review feedback',
     });
   }
+  // The review's own phase write saves this cursor.
   ctx.cursor = { ...ctx.cursor, phase: 'reviewing', feedback: undefined };
-  return persist(env, ctx, { cursor: ctx.cursor });
+  return current;
 }
 
 async function fixWith(
@@ -223,9 +233,10 @@ async function fix(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agent
     'coder',
     `Review failed — auto-fixing (attempt ${attempt}/${MAX_ITERATIONS - 1})\n`,
   );
-  await fixWith(env, ctx, row, { message: 'Fix review findings' });
+  const updated = await fixWith(env, ctx, row, { message: 'Fix review findings' });
+  // The review's own phase write saves this cursor.
   ctx.cursor = { ...ctx.cursor, phase: 'reviewing' };
-  return persist(env, ctx, { cursor: ctx.cursor });
+  return updated;
 }
 
 /** Reviews the branch's diff; `done` when the run has ended (passed or failed). */

@@ -1,0 +1,28 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { newTask, startOk, statusOf } from './testing/run-kit.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+describe('database writes of a run', () => {
+  it('stays within a fixed budget per run besides the batched event inserts', async () => {
+    const { client, taskId } = await newTask(t);
+    await t.deps.events.flush();
+    const writesBefore = t.deps.dbStats.writes;
+    const batchesBefore = t.deps.events.stats.writes;
+    await startOk(client, taskId);
+    await t.deps.orchestrator.idle();
+    await t.deps.events.flush();
+    const run = await statusOf(client, taskId);
+    expect(run.status).toBe('passed');
+    const subtasks = run.subtasks.length;
+    const runWrites = t.deps.dbStats.writes - writesBefore - (t.deps.events.stats.writes - batchesBefore);
+    // start: run insert + task → spec; plan: phase, result, task subtasks; code: task → building,
+    // first phase write, one per subtask; review: phase, verdict; end: task → review.
+    expect(runWrites).toBeLessThanOrEqual(10 + subtasks);
+  });
+});
