@@ -16,6 +16,7 @@ import {
 import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { AppError } from '../../lib/errors.js';
+import { KeyedMutex } from '../../lib/keyed-mutex.js';
 import type { Logger } from '../../lib/logger.js';
 import { taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
@@ -25,7 +26,6 @@ import { branchName } from '../workspace/branch-name.js';
 import { mergeBranch } from '../workspace/merge.js';
 import { createRunWorktree, removeWorktree } from '../workspace/worktree.js';
 import { describeFailure } from './failures.js';
-import { KeyedMutex } from './keyed-mutex.js';
 import {
   type ProviderDefaults,
   type RequestSecrets,

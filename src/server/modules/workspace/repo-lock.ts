@@ -1,7 +1,7 @@
 import path from 'node:path';
+import { KeyedMutex } from '../../lib/keyed-mutex.js';
 
-/** The tail of each repository's queue: resolves when the last holder releases. */
-const tails = new Map<string, Promise<void>>();
+const locks = new KeyedMutex();
 
 /**
  * Runs `fn` while holding an in-process mutex for one repository. Git operations that touch
@@ -13,20 +13,6 @@ const tails = new Map<string, Promise<void>>();
  * helpers do not. It only orders work within this process; several processes serving one data
  * directory need a shared lock store instead.
  */
-export async function withRepoLock<T>(repoPath: string, fn: () => Promise<T>): Promise<T> {
-  const key = path.resolve(repoPath);
-  const previous = tails.get(key) ?? Promise.resolve();
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const tail = previous.then(() => held);
-  tails.set(key, tail);
-  await previous;
-  try {
-    return await fn();
-  } finally {
-    release();
-    if (tails.get(key) === tail) tails.delete(key);
-  }
+export function withRepoLock<T>(repoPath: string, fn: () => Promise<T>): Promise<T> {
+  return locks.run(path.resolve(repoPath), fn);
 }

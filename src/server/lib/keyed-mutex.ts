@@ -1,7 +1,7 @@
 /**
- * An in-process mutex per key: holders of one key run one at a time, in call order. Used to
- * make "count the user's running pipelines, then add one" atomic (NFR-04-009); like the run
- * registry itself, it orders work within this process only.
+ * An in-process mutex per key: holders of one key run one at a time, in call order. It makes
+ * "count the user's running pipelines, then add one" atomic (NFR-04-009) and serialises git
+ * operations on one repository. It orders work within this process only.
  */
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<void>>();
