@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
-import { startSimulator } from '../llm/simulator/server.js';
-import { type LlmProxy, startLlmProxy, streamText } from './testing/llm-proxy.js';
+import type { TestApp } from '../../testing/test-app.js';
+import { type LlmProxy, streamText } from './testing/llm-proxy.js';
 import {
   callsBy,
+  createProxiedTestApp,
   LONG_TEST_MS,
   newTask,
+  type ProxiedTestApp,
   post,
   repoOf,
   runRow,
@@ -18,24 +19,17 @@ import {
   taskStatusOf,
 } from './testing/run-kit.js';
 
+let app: ProxiedTestApp;
 let t: TestApp;
 let proxy: LlmProxy;
-let closeSimulator: () => Promise<void>;
 
 beforeAll(async () => {
-  const simulator = await startSimulator({ chunkDelayMs: 0 });
-  closeSimulator = simulator.close;
-  proxy = await startLlmProxy(simulator.url);
-  t = await createTestApp({ runtime: { simulatorUrl: proxy.url } });
+  app = await createProxiedTestApp();
+  ({ t, proxy } = app);
 });
-afterAll(async () => {
-  await t.close();
-  await proxy.close();
-  await closeSimulator();
-});
+afterAll(() => app.close());
 
-const requestsOf = (runId: string, agent: string) =>
-  proxy.requests.filter((r) => r.runId === runId && r.agent === agent);
+const requestsOf = (runId: string, agent: string) => app.requestsOf(runId, agent);
 /** The simulator counts a request's input tokens as a quarter of its characters. */
 const simulatedInputTokens = (r: { system: string; prompt: string }) =>
   Math.max(1, Math.ceil((r.system + r.prompt).length / 4));

@@ -2,14 +2,15 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../../contracts/pipeline.js';
 import { createLogger } from '../../lib/logger.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
-import { startSimulator } from '../llm/simulator/server.js';
+import type { TestApp } from '../../testing/test-app.js';
 import { Orchestrator } from './orchestrator.js';
-import { type LlmProxy, startLlmProxy } from './testing/llm-proxy.js';
+import type { LlmProxy } from './testing/llm-proxy.js';
 import {
+  createProxiedTestApp,
   gitIn,
   LONG_TEST_MS,
   newTask,
+  type ProxiedTestApp,
   phaseSequence,
   repoOf,
   runRow,
@@ -22,21 +23,15 @@ import {
   worktreePaths,
 } from './testing/run-kit.js';
 
+let app: ProxiedTestApp;
 let t: TestApp;
 let proxy: LlmProxy;
-let closeSimulator: () => Promise<void>;
 
 beforeAll(async () => {
-  const simulator = await startSimulator({ chunkDelayMs: 0 });
-  closeSimulator = simulator.close;
-  proxy = await startLlmProxy(simulator.url);
-  t = await createTestApp({ runtime: { simulatorUrl: proxy.url } });
+  app = await createProxiedTestApp();
+  ({ t, proxy } = app);
 });
-afterAll(async () => {
-  await t.close();
-  await proxy.close();
-  await closeSimulator();
-});
+afterAll(() => app.close());
 
 /** What a restarted server builds over the same database: a fresh orchestrator that knows no run. */
 function restartedOrchestrator() {

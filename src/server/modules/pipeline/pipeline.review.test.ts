@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
-import { startSimulator } from '../llm/simulator/server.js';
-import { type LlmProxy, startLlmProxy } from './testing/llm-proxy.js';
+import type { TestApp } from '../../testing/test-app.js';
 import {
   callsBy,
   commitSubjects,
+  createProxiedTestApp,
   LONG_TEST_MS,
   newTask,
+  type ProxiedTestApp,
   phaseSequence,
   post,
   repoOf,
@@ -19,24 +19,16 @@ import {
   taskStatusSequence,
 } from './testing/run-kit.js';
 
+let app: ProxiedTestApp;
 let t: TestApp;
-let proxy: LlmProxy;
-let closeSimulator: () => Promise<void>;
 
 beforeAll(async () => {
-  const simulator = await startSimulator({ chunkDelayMs: 0 });
-  closeSimulator = simulator.close;
-  proxy = await startLlmProxy(simulator.url);
-  t = await createTestApp({ runtime: { simulatorUrl: proxy.url } });
+  app = await createProxiedTestApp();
+  ({ t } = app);
 });
-afterAll(async () => {
-  await t.close();
-  await proxy.close();
-  await closeSimulator();
-});
+afterAll(() => app.close());
 
-const requestsOf = (runId: string, agent: string) =>
-  proxy.requests.filter((r) => r.runId === runId && r.agent === agent);
+const requestsOf = (runId: string, agent: string) => app.requestsOf(runId, agent);
 
 describe('auto-fix after a failed review', () => {
   it(

@@ -8,8 +8,10 @@ import type {
 import type { Task, TaskCategory } from '../../../../contracts/tasks.js';
 import { pipelineRuns, projects } from '../../../db/schema.js';
 import { GitError, gitText } from '../../../lib/git.js';
-import { signedInClient, type TestApp, type TestClient } from '../../../testing/test-app.js';
+import { createTestApp, signedInClient, type TestApp, type TestClient } from '../../../testing/test-app.js';
 import { projectStream, taskStream } from '../../events/bus.js';
+import { startSimulator } from '../../llm/simulator/server.js';
+import { type LlmProxy, startLlmProxy } from './llm-proxy.js';
 
 /**
  * Helpers shared by the pipeline's integration tests: every one of them drives the real app
@@ -219,4 +221,29 @@ export async function worktreePaths(repoPath: string): Promise<string[]> {
 
 export function history(client: TestClient, taskId: string) {
   return client.get<{ runs: PipelineRunSummary[] }>(`/api/pipeline/${taskId}/runs`);
+}
+
+/** The real app whose simulator is reached through a recording proxy (tests read prompts, hold calls). */
+export interface ProxiedTestApp {
+  t: TestApp;
+  proxy: LlmProxy;
+  /** The requests one agent of one run made. */
+  requestsOf(runId: string, agent: string): LlmProxy['requests'];
+  close(): Promise<void>;
+}
+
+export async function createProxiedTestApp(): Promise<ProxiedTestApp> {
+  const simulator = await startSimulator({ chunkDelayMs: 0 });
+  const proxy = await startLlmProxy(simulator.url);
+  const t = await createTestApp({ runtime: { simulatorUrl: proxy.url } });
+  return {
+    t,
+    proxy,
+    requestsOf: (runId, agent) => proxy.requests.filter((r) => r.runId === runId && r.agent === agent),
+    async close() {
+      await t.close();
+      await proxy.close();
+      await simulator.close();
+    },
+  };
 }
