@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { processCpuMs } from './common.js';
 import { type LatencySummary, round, summarize } from './stats.js';
 
 export interface ScenarioOptions {
@@ -43,24 +43,6 @@ export interface ScenarioResult {
   serverCpuPercent: number | null;
   /** CPU this load generator used during the timed part, in % of one core. */
   benchCpuPercent: number;
-}
-
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/** utime + stime of a process in ms, from /proc (null elsewhere or when it is gone). */
-function processCpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start at ") ".
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const utime = Number(fields[11]);
-    const stime = Number(fields[12]);
-    if (!Number.isFinite(utime) || !Number.isFinite(stime)) return null;
-    return ((utime + stime) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return null;
-  }
 }
 
 function errorKind(error: unknown): string {

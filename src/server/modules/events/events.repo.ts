@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, max, min, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, max, min, type SQL, sql } from 'drizzle-orm';
 import type { StoredEvent } from '../../../contracts/pipeline.js';
 import type { Db } from '../../db/client.js';
 import { events } from '../../db/schema.js';
@@ -34,31 +34,21 @@ export async function firstSeqOfRun(db: Db, stream: string, runId: string): Prom
   return row?.value == null ? null : Number(row.value);
 }
 
-export async function eventsAfter(
-  db: Db,
-  stream: string,
-  afterSeq: number,
-  limit: number,
-): Promise<StoredEvent[]> {
-  const rows = await db
-    .select({ seq: events.seq, type: events.type, data: events.data })
-    .from(events)
-    .where(and(eq(events.stream, stream), gt(events.seq, afterSeq)))
-    .orderBy(asc(events.seq))
-    .limit(limit);
-  return rows.map((row) => ({ id: Number(row.seq), type: row.type, data: row.data }) as StoredEvent);
+/** Events of a stream after `afterSeq`, in order. */
+export function eventsAfter(db: Db, stream: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+  return selectEvents(db, and(eq(events.stream, stream), gt(events.seq, afterSeq)), limit);
 }
 
-export async function eventsOfRun(
-  db: Db,
-  runId: string,
-  afterSeq: number,
-  limit: number,
-): Promise<StoredEvent[]> {
+/** Events of one run after `afterSeq`, in order. */
+export function eventsOfRun(db: Db, runId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+  return selectEvents(db, and(eq(events.runId, runId), gt(events.seq, afterSeq)), limit);
+}
+
+async function selectEvents(db: Db, where: SQL | undefined, limit: number): Promise<StoredEvent[]> {
   const rows = await db
     .select({ seq: events.seq, type: events.type, data: events.data })
     .from(events)
-    .where(and(eq(events.runId, runId), gt(events.seq, afterSeq)))
+    .where(where)
     .orderBy(asc(events.seq))
     .limit(limit);
   return rows.map((row) => ({ id: Number(row.seq), type: row.type, data: row.data }) as StoredEvent);
