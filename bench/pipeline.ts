@@ -23,7 +23,7 @@ import {
   summarizeLog,
 } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
-import { BenchClient } from './lib/http.js';
+import { BenchClient, registerWithProject } from './lib/http.js';
 import { redactUrl } from './lib/postgres.js';
 import { freePort, makeTempDir, removeTempDir, spawnGroup, waitHealthy } from './lib/processes.js';
 import { SseClient, type SseEvent } from './lib/sse-client.js';
@@ -269,15 +269,7 @@ export async function benchPipeline(
       Array.from({ length: userCount }, async (_, index) => {
         const client = new BenchClient(agent, port);
         const email = `bench-pipeline-${tag}-${index}@example.com`;
-        await client.json('POST', '/api/auth/register', { email, password: PASSWORD }, 201);
-        const { projects } = await client.json<{ projects: { id: string }[] }>(
-          'GET',
-          '/api/projects',
-          undefined,
-          200,
-        );
-        const projectId = projects[0]?.id;
-        if (!projectId) throw new Error(`user ${index} has no project`);
+        const projectId = await registerWithProject(client, email, PASSWORD);
         return { client, projectId };
       }),
     );

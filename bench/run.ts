@@ -15,7 +15,7 @@ import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contracts/tasks.js';
 import { type Aim, baseEnv, firstLine, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { formatJson, int, ms, table } from './lib/format.js';
-import { BenchClient } from './lib/http.js';
+import { BenchClient, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
 import { type BenchDatabase, createBenchDatabase, redactUrl } from './lib/postgres.js';
 import {
@@ -259,15 +259,7 @@ async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promi
     // --- seed: one account, its default project, N tasks
     const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
     const owner = new BenchClient(agent, port);
-    await owner.json('POST', '/api/auth/register', { email, password: PASSWORD }, 201);
-    const { projects } = await owner.json<{ projects: { id: string }[] }>(
-      'GET',
-      '/api/projects',
-      undefined,
-      200,
-    );
-    const projectId = projects[0]?.id;
-    if (!projectId) throw new Error('the new account has no project');
+    const projectId = await registerWithProject(owner, email, PASSWORD);
 
     const tasks: SeedTask[] = [];
     const seed = await runScenario({

@@ -93,3 +93,21 @@ export class BenchClient {
     return (text ? JSON.parse(text) : null) as T;
   }
 }
+
+/** Registers an account and returns the id of the default project every new account gets. */
+export async function registerWithProject(
+  client: BenchClient,
+  email: string,
+  password: string,
+): Promise<string> {
+  await client.json('POST', '/api/auth/register', { email, password }, 201);
+  const { projects } = await client.json<{ projects: { id: string }[] }>(
+    'GET',
+    '/api/projects',
+    undefined,
+    200,
+  );
+  const projectId = projects[0]?.id;
+  if (!projectId) throw new Error(`the new account ${email} has no project`);
+  return projectId;
+}

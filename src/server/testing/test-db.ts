@@ -8,7 +8,8 @@ import { type Database, openDatabase } from '../db/client.js';
 
 /**
  * A fresh, migrated database for one test file: a new database on the PostgreSQL
- * server of TEST_DATABASE_URL when it is set, PGlite in memory otherwise.
+ * server of TEST_DATABASE_URL when it is set, otherwise PGlite in a temp dir copied from the
+ * run's template (in memory when no template was provided).
  */
 export async function openTestDatabase(): Promise<Database> {
   const adminUrl = process.env.TEST_DATABASE_URL;
