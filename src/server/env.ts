@@ -29,6 +29,13 @@ const envSchema = z.object({
     .enum(['true', 'false', '1', '0', ''])
     .default('false')
     .transform((value) => value === 'true' || value === '1'),
+  /** The URL users reach the app at (behind a proxy, or on another port): its host is the only one answered. */
+  AUTOCODER_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, message: 'AUTOCODER_PUBLIC_URL must be an http(s):// URL' })
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  /** Subdomains of this domain are reserved for app previews. */
+  AUTOCODER_BASE_DOMAIN: z.string().min(1).default('localhost'),
 });
 
 export type Env = {
@@ -39,6 +46,8 @@ export type Env = {
   redisUrl: string | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   trustProxy: boolean;
+  publicUrl: string | undefined;
+  baseDomain: string;
   authRequestsPerMinute: number;
   anthropicApiKey: string | undefined;
   anthropicBaseUrl: string | undefined;
@@ -64,6 +73,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
+    publicUrl: env.AUTOCODER_PUBLIC_URL || undefined,
+    baseDomain: env.AUTOCODER_BASE_DOMAIN.toLowerCase(),
     authRequestsPerMinute: env.AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE,
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,

@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import { openDatabase } from './db/client.js';
 import { loadEnv } from './env.js';
+import { hostRulesFor } from './http/host-check.js';
 import { createLogger } from './lib/logger.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
 import { createRuntime } from './runtime.js';
@@ -51,14 +52,19 @@ async function main() {
     simulatorChunkDelayMs: env.simulatorDelayMs,
   });
   await runtime.deps.orchestrator.recoverInterrupted();
-  const app = createApp(runtime.deps, { webDir: builtPath('web') });
+  const hostsOn = (port: number) =>
+    hostRulesFor({ publicUrl: env.publicUrl, baseDomain: env.baseDomain, listenHost: env.host, port });
+  let hosts = hostsOn(env.port);
+  const app = createApp(runtime.deps, { webDir: builtPath('web'), hosts: () => hosts });
 
   const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, (info) => {
+    hosts = hostsOn(info.port); // PORT=0 picks a free port: known only now
     logger.info('AutoCoder is listening', {
       url: `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${info.port}`,
       database: database.kind,
       dataDir: env.dataDir,
       version,
+      hosts: [...hosts.own],
     });
   }) as Server;
 
