@@ -55,7 +55,11 @@ async function main() {
   const hostsOn = (port: number) =>
     hostRulesFor({ publicUrl: env.publicUrl, baseDomain: env.baseDomain, listenHost: env.host, port });
   let hosts = hostsOn(env.port);
-  const app = createApp(runtime.deps, { webDir: builtPath('web'), hosts: () => hosts });
+  const app = createApp(runtime.deps, {
+    webDir: builtPath('web'),
+    hosts: () => hosts,
+    metricsToken: env.metricsToken,
+  });
 
   const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, (info) => {
     hosts = hostsOn(info.port); // PORT=0 picks a free port: known only now
