@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Database } from './db/client.js';
 import type { AppDeps } from './deps.js';
 import type { Logger } from './lib/logger.js';
+import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
@@ -14,6 +15,10 @@ import type { ProviderDefaults } from './modules/pipeline/provider-resolution.js
 export interface RuntimeOptions {
   database: Database;
   dataDir: string;
+  /** AUTOCODER_IMPORT_ROOTS; none by default (local import off). */
+  importRoots?: readonly string[];
+  /** Where user-chosen URLs may go; by default as for a server listening on loopback. */
+  network?: NetworkPolicyOptions;
   logger: Logger;
   now: () => number;
   rateLimitStore: RateLimitStore;
@@ -55,6 +60,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.now,
     options.eventLog,
   );
+  const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
   const orchestrator = new Orchestrator({
     db: options.database.db,
     events,
@@ -71,6 +77,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     dbKind: options.database.kind,
     dbStats: options.database.stats,
     dataDir: options.dataDir,
+    importRoots: options.importRoots ?? [],
+    network,
     logger: options.logger,
     now: options.now,
     rateLimitStore: options.rateLimitStore,
