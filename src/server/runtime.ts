@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Database } from './db/client.js';
 import type { AppDeps } from './deps.js';
+import { createGuardedFetch } from './lib/guarded-fetch.js';
 import type { Logger } from './lib/logger.js';
 import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
@@ -61,6 +62,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.eventLog,
   );
   const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
+  const guardedFetch = createGuardedFetch(network);
   const orchestrator = new Orchestrator({
     db: options.database.db,
     events,
@@ -68,7 +70,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     now: options.now,
     dataDir: options.dataDir,
     providerDefaults: options.providerDefaults,
-    providers: (resolved) => createProvider({ ...resolved, simulatorUrl }),
+    network,
+    providers: (resolved) =>
+      createProvider({
+        ...resolved,
+        simulatorUrl,
+        ...(resolved.openaiUserUrl ? { openaiFetch: guardedFetch } : {}),
+      }),
     ...(options.backoffBaseMs !== undefined ? { backoffBaseMs: options.backoffBaseMs } : {}),
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
   });
