@@ -8,6 +8,7 @@ import { openDatabase } from './db/client.js';
 import { loadEnv } from './env.js';
 import { hostRulesFor } from './http/host-check.js';
 import { createLogger } from './lib/logger.js';
+import { isLoopbackHost } from './lib/network-policy.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
 import { createRuntime } from './runtime.js';
 import { readVersion } from './version.js';
@@ -36,6 +37,8 @@ async function main() {
   const runtime = await createRuntime({
     database,
     dataDir: env.dataDir,
+    importRoots: env.importRoots,
+    network: { serverOnLoopback: isLoopbackHost(env.host), allowedHosts: env.allowedHosts },
     logger,
     now: Date.now,
     rateLimitStore: createMemoryRateLimitStore(),

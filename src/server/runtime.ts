@@ -1,7 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import type { Database } from './db/client.js';
 import type { AppDeps } from './deps.js';
+import { createGuardedFetch } from './lib/guarded-fetch.js';
 import type { Logger } from './lib/logger.js';
+import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
@@ -14,6 +16,10 @@ import type { ProviderDefaults } from './modules/pipeline/provider-resolution.js
 export interface RuntimeOptions {
   database: Database;
   dataDir: string;
+  /** AUTOCODER_IMPORT_ROOTS; none by default (local import off). */
+  importRoots?: readonly string[];
+  /** Where user-chosen URLs may go; by default as for a server listening on loopback. */
+  network?: NetworkPolicyOptions;
   logger: Logger;
   now: () => number;
   rateLimitStore: RateLimitStore;
@@ -55,6 +61,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.now,
     options.eventLog,
   );
+  const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
+  const guardedFetch = createGuardedFetch(network);
   const orchestrator = new Orchestrator({
     db: options.database.db,
     events,
@@ -62,7 +70,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     now: options.now,
     dataDir: options.dataDir,
     providerDefaults: options.providerDefaults,
-    providers: (resolved) => createProvider({ ...resolved, simulatorUrl }),
+    network,
+    providers: (resolved) =>
+      createProvider({
+        ...resolved,
+        simulatorUrl,
+        ...(resolved.openaiUserUrl ? { openaiFetch: guardedFetch } : {}),
+      }),
     ...(options.backoffBaseMs !== undefined ? { backoffBaseMs: options.backoffBaseMs } : {}),
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
   });
@@ -71,6 +85,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     dbKind: options.database.kind,
     dbStats: options.database.stats,
     dataDir: options.dataDir,
+    importRoots: options.importRoots ?? [],
+    network,
     logger: options.logger,
     now: options.now,
     rateLimitStore: options.rateLimitStore,
