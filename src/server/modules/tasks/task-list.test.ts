@@ -151,6 +151,17 @@ describe('the board list', () => {
     expect((await revalidate(client, projectId, afterRun)).status).toBe(200);
   });
 
+  it('costs two statements once cached: the session, then the version', async () => {
+    const { client, projectId } = await signedInClient(t.app);
+    await client.post('/api/tasks', { projectId, title: 'Cheap' });
+    const etag = await etagOf(client, projectId);
+    const stats = t.database.stats;
+    const before = stats.statements;
+    expect((await client.get(listUrl(projectId))).status).toBe(200);
+    expect((await revalidate(client, projectId, etag)).status).toBe(304);
+    expect(stats.statements - before).toBe(4);
+  });
+
   it("keeps another user's project behind 404, with or without an ETag", async () => {
     const alice = await signedInClient(t.app);
     const bob = await signedInClient(t.app);
