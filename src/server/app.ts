@@ -72,10 +72,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api/auth', authRoutes(deps));
 
   const session = requireSession(deps);
+  // '/x/*' matches '/x' too: registering both ran the session lookup twice.
   app.use('/api/projects/*', session);
-  app.use('/api/projects', session);
   app.use('/api/tasks/*', session);
-  app.use('/api/tasks', session);
   app.use('/api/pipeline/*', session);
   app.use('/api/sse/*', session);
   app.route('/api/projects', projectRoutes(deps));

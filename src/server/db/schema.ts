@@ -50,6 +50,11 @@ export const projects = pgTable(
     /** The project's main checkout, inside the data dir. */
     repoPath: text('repo_path').notNull(),
     defaultBranch: text('default_branch').notNull().default('main'),
+    /**
+     * Bumped by triggers on every write to the project's tasks and to their runs' card fields
+     * (drizzle/0002): the board list's ETag, read with one indexed lookup.
+     */
+    tasksVersion: bigint('tasks_version', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
