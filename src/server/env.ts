@@ -24,6 +24,8 @@ const envSchema = z.object({
   AUTOCODER_SIMULATOR_URL: z.string().optional(),
   /** Pause between simulated chunks, so a person can watch the agents type. */
   AUTOCODER_SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(15),
+  /** Open SSE streams per user; opening one more closes that user's oldest. */
+  AUTOCODER_SSE_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(50),
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy in front of the server. */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
@@ -46,6 +48,7 @@ export type Env = {
   openaiApiKey: string | undefined;
   simulatorUrl: string | undefined;
   simulatorDelayMs: number;
+  sseMaxStreamsPerUser: number;
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -71,5 +74,6 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     openaiApiKey: env.OPENAI_API_KEY || undefined,
     simulatorUrl: env.AUTOCODER_SIMULATOR_URL || undefined,
     simulatorDelayMs: env.AUTOCODER_SIMULATOR_DELAY_MS,
+    sseMaxStreamsPerUser: env.AUTOCODER_SSE_MAX_STREAMS_PER_USER,
   };
 }

@@ -29,6 +29,7 @@ async function main() {
     url: env.databaseUrl,
     dataDir: path.join(env.dataDir, 'pglite'),
     templateDir: builtPath('pglite-template'),
+    worker: true,
   });
   logger.info('database ready', { database: database.kind, ms: Date.now() - openingStarted });
   const version = readVersion();
@@ -49,6 +50,7 @@ async function main() {
     },
     simulatorUrl: env.simulatorUrl,
     simulatorChunkDelayMs: env.simulatorDelayMs,
+    sse: { maxStreamsPerUser: env.sseMaxStreamsPerUser },
   });
   await runtime.deps.orchestrator.recoverInterrupted();
   const app = createApp(runtime.deps, { webDir: builtPath('web') });
