@@ -81,7 +81,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api/tasks', taskRoutes(deps));
   app.route('/api/tasks', startPipelineRoute(deps.orchestrator));
   app.route('/api/pipeline', pipelineRoutes(deps.orchestrator, deps.events));
-  app.route('/api/sse', sseRoutes(deps, { log: deps.events, settings: deps.sse, shutdown: deps.shutdown }));
+  app.route(
+    '/api/sse',
+    sseRoutes(deps, { log: deps.events, hub: deps.sseHub, settings: deps.sse, shutdown: deps.shutdown }),
+  );
 
   // Counters for operators and benchmarks; signed-in users only.
   app.get('/api/metrics', session, (c) => {

@@ -4,6 +4,7 @@ import type { NetworkPolicy } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
+import type { SseHub } from './modules/events/sse-hub.js';
 import type { Orchestrator } from './modules/pipeline/orchestrator.js';
 
 /** Everything a module needs from the outside world, handed in by `createApp(deps)`. */
@@ -30,6 +31,8 @@ export interface AppDeps {
   events: EventLog;
   orchestrator: Orchestrator;
   sse: SseSettings;
+  /** Open SSE streams by user and session: the per-user cap, closing on logout and expiry. */
+  sseHub: SseHub;
   /** Aborted when the server shuts down: long-lived responses (SSE) end. */
   shutdown: AbortSignal;
 }

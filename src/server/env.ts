@@ -43,6 +43,8 @@ const envSchema = z.object({
         .map((host) => host.trim())
         .filter(Boolean),
     ),
+  /** Open SSE streams per user; opening one more closes that user's oldest. */
+  AUTOCODER_SSE_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(50),
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy in front of the server. */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
@@ -76,6 +78,7 @@ export type Env = {
   simulatorDelayMs: number;
   importRoots: string[];
   allowedHosts: string[];
+  sseMaxStreamsPerUser: number;
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -105,5 +108,6 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     simulatorDelayMs: env.AUTOCODER_SIMULATOR_DELAY_MS,
     importRoots: env.AUTOCODER_IMPORT_ROOTS.map((root) => path.resolve(root)),
     allowedHosts: env.AUTOCODER_ALLOWED_HOSTS,
+    sseMaxStreamsPerUser: env.AUTOCODER_SSE_MAX_STREAMS_PER_USER,
   };
 }

@@ -31,6 +31,7 @@ async function main() {
     url: env.databaseUrl,
     dataDir: path.join(env.dataDir, 'pglite'),
     templateDir: builtPath('pglite-template'),
+    worker: true,
   });
   logger.info('database ready', { database: database.kind, ms: Date.now() - openingStarted });
   const version = readVersion();
@@ -53,6 +54,7 @@ async function main() {
     },
     simulatorUrl: env.simulatorUrl,
     simulatorChunkDelayMs: env.simulatorDelayMs,
+    sse: { maxStreamsPerUser: env.sseMaxStreamsPerUser },
   });
   await runtime.deps.orchestrator.recoverInterrupted();
   const hostsOn = (port: number) =>

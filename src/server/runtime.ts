@@ -5,9 +5,11 @@ import { createGuardedFetch } from './lib/guarded-fetch.js';
 import type { Logger } from './lib/logger.js';
 import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
+import { liveSessionIds } from './modules/auth/auth.repo.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
+import { SseHub } from './modules/events/sse-hub.js';
 import { createProvider } from './modules/llm/providers.js';
 import { startSimulator } from './modules/llm/simulator/server.js';
 import { Orchestrator } from './modules/pipeline/orchestrator.js';
@@ -80,6 +82,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.backoffBaseMs !== undefined ? { backoffBaseMs: options.backoffBaseMs } : {}),
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
   });
+  const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
+  const sseHub = new SseHub({
+    maxStreamsPerUser: sse.maxStreamsPerUser,
+    sessionCheckMs: sse.sessionCheckMs,
+    liveSessions: (ids) => liveSessionIds(options.database.db, ids, new Date(options.now())),
+    logger: options.logger,
+  });
   const deps: AppDeps = {
     db: options.database.db,
     dbKind: options.database.kind,
@@ -95,7 +104,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     version: options.version,
     events,
     orchestrator,
-    sse: { ...DEFAULT_SSE_SETTINGS, ...options.sse },
+    sse,
+    sseHub,
     shutdown: shutdown.signal,
   };
   return {
@@ -103,6 +113,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     simulatorUrl,
     async close() {
       shutdown.abort();
+      sseHub.close();
       await orchestrator.shutdown();
       await events.close();
       await simulator?.close();
