@@ -75,17 +75,19 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api/auth', authRoutes(deps));
 
   const session = requireSession(deps);
+  // '/x/*' matches '/x' too: registering both ran the session lookup twice.
   app.use('/api/projects/*', session);
-  app.use('/api/projects', session);
   app.use('/api/tasks/*', session);
-  app.use('/api/tasks', session);
   app.use('/api/pipeline/*', session);
   app.use('/api/sse/*', session);
   app.route('/api/projects', projectRoutes(deps));
   app.route('/api/tasks', taskRoutes(deps));
   app.route('/api/tasks', startPipelineRoute(deps.orchestrator));
   app.route('/api/pipeline', pipelineRoutes(deps.orchestrator, deps.events));
-  app.route('/api/sse', sseRoutes(deps, { log: deps.events, settings: deps.sse, shutdown: deps.shutdown }));
+  app.route(
+    '/api/sse',
+    sseRoutes(deps, { log: deps.events, hub: deps.sseHub, settings: deps.sse, shutdown: deps.shutdown }),
+  );
 
   app.route('/api/metrics', metricsRoutes(deps, options.metricsToken));
 

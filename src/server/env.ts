@@ -24,6 +24,27 @@ const envSchema = z.object({
   AUTOCODER_SIMULATOR_URL: z.string().optional(),
   /** Pause between simulated chunks, so a person can watch the agents type. */
   AUTOCODER_SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(15),
+  /** Absolute directories (":"-separated) whose repositories users may import by path; unset: off. */
+  AUTOCODER_IMPORT_ROOTS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(':').filter(Boolean))
+    .refine(
+      (roots) => roots.every((root) => path.isAbsolute(root)),
+      'every import root must be an absolute path',
+    ),
+  /** Hosts (comma-separated) that user-chosen URLs may reach even on a private or loopback address. */
+  AUTOCODER_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((host) => host.trim())
+        .filter(Boolean),
+    ),
+  /** Open SSE streams per user; opening one more closes that user's oldest. */
+  AUTOCODER_SSE_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(50),
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy in front of the server. */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
@@ -62,6 +83,9 @@ export type Env = {
   openaiApiKey: string | undefined;
   simulatorUrl: string | undefined;
   simulatorDelayMs: number;
+  importRoots: string[];
+  allowedHosts: string[];
+  sseMaxStreamsPerUser: number;
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -90,5 +114,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     openaiApiKey: env.OPENAI_API_KEY || undefined,
     simulatorUrl: env.AUTOCODER_SIMULATOR_URL || undefined,
     simulatorDelayMs: env.AUTOCODER_SIMULATOR_DELAY_MS,
+    importRoots: env.AUTOCODER_IMPORT_ROOTS.map((root) => path.resolve(root)),
+    allowedHosts: env.AUTOCODER_ALLOWED_HOSTS,
+    sseMaxStreamsPerUser: env.AUTOCODER_SSE_MAX_STREAMS_PER_USER,
   };
 }

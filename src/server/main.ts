@@ -8,6 +8,7 @@ import { openDatabase } from './db/client.js';
 import { loadEnv } from './env.js';
 import { hostRulesFor } from './http/host-check.js';
 import { createLogger } from './lib/logger.js';
+import { isLoopbackHost } from './lib/network-policy.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
 import { createRuntime } from './runtime.js';
 import { readVersion } from './version.js';
@@ -30,12 +31,15 @@ async function main() {
     url: env.databaseUrl,
     dataDir: path.join(env.dataDir, 'pglite'),
     templateDir: builtPath('pglite-template'),
+    worker: true,
   });
   logger.info('database ready', { database: database.kind, ms: Date.now() - openingStarted });
   const version = readVersion();
   const runtime = await createRuntime({
     database,
     dataDir: env.dataDir,
+    importRoots: env.importRoots,
+    network: { serverOnLoopback: isLoopbackHost(env.host), allowedHosts: env.allowedHosts },
     logger,
     now: Date.now,
     rateLimitStore: createMemoryRateLimitStore(),
@@ -50,6 +54,7 @@ async function main() {
     },
     simulatorUrl: env.simulatorUrl,
     simulatorChunkDelayMs: env.simulatorDelayMs,
+    sse: { maxStreamsPerUser: env.sseMaxStreamsPerUser },
   });
   await runtime.deps.orchestrator.recoverInterrupted();
   const hostsOn = (port: number) =>

@@ -27,6 +27,8 @@ export interface TestApp {
 }
 
 export interface TestAppOptions {
+  /** A database opened by the test (closed with the app); by default a fresh test database. */
+  database?: Database;
   deps?: Partial<AppDeps>;
   runtime?: Partial<Omit<RuntimeOptions, 'database' | 'dataDir' | 'logger' | 'now'>>;
   app?: Partial<AppOptions>;
@@ -37,7 +39,7 @@ export interface TestAppOptions {
  * data dir and a real simulator on a loopback port streaming at full speed.
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase();
+  const database = options.database ?? (await openTestDatabase());
   const dataDir = await mkdtemp(path.join(tmpdir(), 'autocoder-test-'));
   let offset = 0;
   const runtime = await createRuntime({

@@ -76,9 +76,11 @@ export async function login(deps: AppDeps, input: LoginInput): Promise<IssuedSes
   return issueSession(deps, { id: user.id, email: user.email, createdAt: user.createdAt });
 }
 
-/** Ends the session on the server: its cookie stops working at once. */
+/** Ends the session on the server: its cookie stops working and its event streams close at once. */
 export async function logout(deps: AppDeps, token: string): Promise<void> {
-  await deleteSession(deps.db, sessionIdOf(token));
+  const sessionId = sessionIdOf(token);
+  await deleteSession(deps.db, sessionId);
+  deps.sseHub.endSession(sessionId);
 }
 
 /** The user a session token belongs to, or null when it is unknown or expired. */
