@@ -24,6 +24,12 @@ const envSchema = z.object({
   AUTOCODER_SIMULATOR_URL: z.string().optional(),
   /** Pause between simulated chunks, so a person can watch the agents type. */
   AUTOCODER_SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(15),
+  /** Largest answer accepted from one agent call, in bytes; past it the stream is aborted and the run paused. */
+  AUTOCODER_MAX_ANSWER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy in front of the server. */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
@@ -46,6 +52,7 @@ export type Env = {
   openaiApiKey: string | undefined;
   simulatorUrl: string | undefined;
   simulatorDelayMs: number;
+  maxAnswerBytes: number;
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -71,5 +78,6 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     openaiApiKey: env.OPENAI_API_KEY || undefined,
     simulatorUrl: env.AUTOCODER_SIMULATOR_URL || undefined,
     simulatorDelayMs: env.AUTOCODER_SIMULATOR_DELAY_MS,
+    maxAnswerBytes: env.AUTOCODER_MAX_ANSWER_BYTES,
   };
 }

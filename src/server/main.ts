@@ -49,6 +49,7 @@ async function main() {
     },
     simulatorUrl: env.simulatorUrl,
     simulatorChunkDelayMs: env.simulatorDelayMs,
+    maxAnswerBytes: env.maxAnswerBytes,
   });
   await runtime.deps.orchestrator.recoverInterrupted();
   const app = createApp(runtime.deps, { webDir: builtPath('web') });

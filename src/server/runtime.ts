@@ -27,6 +27,8 @@ export interface RuntimeOptions {
   simulatorChunkDelayMs?: number;
   backoffBaseMs?: number;
   maxRunningPerUser?: number;
+  /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
   sse?: Partial<SseSettings>;
   eventLog?: EventLogOptions;
   bus?: EventBus;
@@ -65,6 +67,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     providers: (resolved) => createProvider({ ...resolved, simulatorUrl }),
     ...(options.backoffBaseMs !== undefined ? { backoffBaseMs: options.backoffBaseMs } : {}),
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
+    ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}),
   });
   const deps: AppDeps = {
     db: options.database.db,

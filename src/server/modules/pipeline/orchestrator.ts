@@ -56,6 +56,8 @@ export interface OrchestratorDeps {
   backoffBaseMs?: number;
   /** Running pipelines per user (NFR-04-009). */
   maxRunningPerUser?: number;
+  /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
 }
 
 /**
@@ -78,6 +80,7 @@ export class Orchestrator {
       logger: deps.logger,
       now: deps.now,
       budgets: { repoMap: 20_000, files: 60_000, diff: 120_000 },
+      ...(deps.maxAnswerBytes !== undefined ? { maxAnswerBytes: deps.maxAnswerBytes } : {}),
     });
     this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
     this.maxRunningPerUser = deps.maxRunningPerUser ?? 5;
