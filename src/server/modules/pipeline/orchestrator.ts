@@ -31,7 +31,7 @@ import { RunEvents } from './run-events.js';
 import { RunExecutor } from './run-executor.js';
 import { toRunDetail, toRunSummary } from './run-view.js';
 import {
-  countRunningForUser,
+  countActiveForUser,
   findRun,
   insertRun,
   latestRunOfTask,
@@ -186,13 +186,16 @@ export class Orchestrator {
     const configs = options.agents
       ? agentConfigs(options)
       : (run.agentConfigs as Record<AgentType, AgentConfig>);
-    const updated = await this.withRunningSlot(userId, () =>
-      this.events.updateRun(
-        task.projectId,
-        run.id,
-        { status: 'running', phase: cursor.phase, cursor: next, errorDetails: null, agentConfigs: configs },
-        ['paused'],
-      ),
+    const updated = await this.withRunningSlot(
+      userId,
+      () =>
+        this.events.updateRun(
+          task.projectId,
+          run.id,
+          { status: 'running', phase: cursor.phase, cursor: next, errorDetails: null, agentConfigs: configs },
+          ['paused'],
+        ),
+      run.id,
     );
     if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'Only a paused pipeline can be retried');
     const delay = this.backoffBaseMs * 2 ** (retryCount - 1);
@@ -326,12 +329,13 @@ export class Orchestrator {
 
   /**
    * Runs `setRunning` (which makes one of the user's runs running) only while the user has
-   * fewer than the maximum running (NFR-04-009). Counting and writing hold the user's lock, so
-   * simultaneous starts cannot all pass the count.
+   * fewer than the maximum active — running or paused — other than `ownRunId`, the paused run
+   * being resumed (NFR-04-009). Counting and writing hold the user's lock, so simultaneous
+   * starts cannot all pass the count.
    */
-  private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>): Promise<T> {
+  private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>, ownRunId?: string): Promise<T> {
     return this.userLocks.run(userId, async () => {
-      if ((await countRunningForUser(this.deps.db, userId)) >= this.maxRunningPerUser) {
+      if ((await countActiveForUser(this.deps.db, userId, ownRunId)) >= this.maxRunningPerUser) {
         throw new AppError('TOO_MANY_PIPELINES', 'Maximum concurrent pipelines reached');
       }
       return setRunning();
