@@ -315,15 +315,15 @@ export class Orchestrator {
   }
 
   /**
-   * At start-up: runs a previous process left running are marked failed with the reason
-   * and their tasks go back to backlog. Their commits stay on their branches; events stay.
+   * At start-up: runs a previous process left running are paused with a retryable error of
+   * type `interrupted`; Retry resumes each at its saved cursor, on its branch, with its commits.
    */
   async recoverInterrupted(): Promise<number> {
     const stale = await runningRuns(this.deps.db);
     for (const { run, projectId } of stale) {
-      await this.runs.failInterrupted(run, projectId, 'The server stopped while this run was in progress');
+      await this.runs.pauseInterrupted(run, projectId, 'The server stopped while this run was in progress');
     }
-    if (stale.length) this.deps.logger.warn('marked interrupted runs as failed', { count: stale.length });
+    if (stale.length) this.deps.logger.warn('paused interrupted runs', { count: stale.length });
     return stale.length;
   }
 
@@ -342,7 +342,7 @@ export class Orchestrator {
     });
   }
 
-  /** Stops every run of this process (shutdown): aborted, marked failed, tasks back to backlog. */
+  /** Stops every run of this process (shutdown): aborted and paused as interrupted, to be retried. */
   shutdown(): Promise<void> {
     return this.runs.shutdown();
   }

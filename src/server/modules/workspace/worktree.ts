@@ -160,3 +160,13 @@ export async function removeLinkedWorktrees(repoPath: string, root: string): Pro
   }
   return removed;
 }
+
+/**
+ * Puts a run's worktree, and its branch, back at `commit`: tracked changes and untracked files
+ * (ignored ones kept) are discarded, and commits after it leave the branch.
+ */
+export async function resetWorktree(worktreePath: string, commit: string): Promise<void> {
+  assertRevision(commit, 'commit');
+  await git(['reset', '--hard', '--quiet', commit], { cwd: worktreePath });
+  await git(['clean', '-fd', '--quiet'], { cwd: worktreePath });
+}
