@@ -99,11 +99,13 @@ describe('a run interrupted by a crash', () => {
       expect((await gitIn(repoPath, ['rev-parse', `refs/heads/${run.branch}`])).trim()).toBe(run.headCommit);
       const row = await runRow(t, runId);
       expect(existsSync(row.worktreePath!)).toBe(true);
+      expect((await worktreePaths(repoPath)).some((p) => p.endsWith(runId))).toBe(true);
 
       // The events, old and new, are still there to replay, numbered without a gap.
       const events = await taskEvents(t, taskId);
       expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
       expect(phaseSequence(events)).toEqual(['planning', 'coding', 'paused']);
+      expect(taskStatusSequence(events)).toEqual(['spec', 'building']);
       expect(events.filter((e) => e.type === 'error')).toHaveLength(1);
       const byRun = await client.get<{ events: StoredEvent[] }>(`/api/pipeline/runs/${runId}/events`);
       expect(byRun.body.events.map((e) => e.id)).toEqual(events.map((e) => e.id));
