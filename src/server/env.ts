@@ -45,6 +45,12 @@ const envSchema = z.object({
     ),
   /** Open SSE streams per user; opening one more closes that user's oldest. */
   AUTOCODER_SSE_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** Largest answer accepted from one agent call, in bytes; past it the stream is aborted and the run paused. */
+  AUTOCODER_MAX_ANSWER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy in front of the server. */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
@@ -86,6 +92,7 @@ export type Env = {
   importRoots: string[];
   allowedHosts: string[];
   sseMaxStreamsPerUser: number;
+  maxAnswerBytes: number;
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -117,5 +124,6 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     importRoots: env.AUTOCODER_IMPORT_ROOTS.map((root) => path.resolve(root)),
     allowedHosts: env.AUTOCODER_ALLOWED_HOSTS,
     sseMaxStreamsPerUser: env.AUTOCODER_SSE_MAX_STREAMS_PER_USER,
+    maxAnswerBytes: env.AUTOCODER_MAX_ANSWER_BYTES,
   };
 }

@@ -57,6 +57,7 @@ async function main() {
     simulatorUrl: env.simulatorUrl,
     simulatorChunkDelayMs: env.simulatorDelayMs,
     sse: { maxStreamsPerUser: env.sseMaxStreamsPerUser },
+    maxAnswerBytes: env.maxAnswerBytes,
   });
   await runtime.deps.orchestrator.recoverInterrupted();
   const hostsOn = (port: number) =>
@@ -90,7 +91,7 @@ async function main() {
       server.closeAllConnections();
     }, 10_000);
     force.unref();
-    // End SSE streams and stop runs (marked failed, commits kept) before the server closes.
+    // End SSE streams and stop runs (paused as interrupted, commits kept) before the server closes.
     const closingRuntime = runtime.close().finally(() => server.closeIdleConnections());
     server.close(async () => {
       clearTimeout(force);

@@ -35,6 +35,8 @@ export interface RuntimeOptions {
   simulatorChunkDelayMs?: number;
   backoffBaseMs?: number;
   maxRunningPerUser?: number;
+  /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
   sse?: Partial<SseSettings>;
   eventLog?: EventLogOptions;
   bus?: EventBus;
@@ -81,6 +83,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       }),
     ...(options.backoffBaseMs !== undefined ? { backoffBaseMs: options.backoffBaseMs } : {}),
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
+    ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}),
   });
   const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
   const sseHub = new SseHub({

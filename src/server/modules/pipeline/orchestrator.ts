@@ -33,7 +33,7 @@ import { RunEvents } from './run-events.js';
 import { RunExecutor } from './run-executor.js';
 import { toRunDetail, toRunSummary } from './run-view.js';
 import {
-  countRunningForUser,
+  countActiveForUser,
   findRun,
   insertRun,
   latestRunOfTask,
@@ -60,6 +60,8 @@ export interface OrchestratorDeps {
   backoffBaseMs?: number;
   /** Running pipelines per user (NFR-04-009). */
   maxRunningPerUser?: number;
+  /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
 }
 
 /**
@@ -82,6 +84,7 @@ export class Orchestrator {
       logger: deps.logger,
       now: deps.now,
       budgets: { repoMap: 20_000, files: 60_000, diff: 120_000 },
+      ...(deps.maxAnswerBytes !== undefined ? { maxAnswerBytes: deps.maxAnswerBytes } : {}),
     });
     this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
     this.maxRunningPerUser = deps.maxRunningPerUser ?? 5;
@@ -182,13 +185,16 @@ export class Orchestrator {
     const configs = options.agents
       ? agentConfigs(options)
       : (run.agentConfigs as Record<AgentType, AgentConfig>);
-    const updated = await this.withRunningSlot(userId, () =>
-      this.events.updateRun(
-        task.projectId,
-        run.id,
-        { status: 'running', phase: cursor.phase, cursor: next, errorDetails: null, agentConfigs: configs },
-        ['paused'],
-      ),
+    const updated = await this.withRunningSlot(
+      userId,
+      () =>
+        this.events.updateRun(
+          task.projectId,
+          run.id,
+          { status: 'running', phase: cursor.phase, cursor: next, errorDetails: null, agentConfigs: configs },
+          ['paused'],
+        ),
+      run.id,
     );
     if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'Only a paused pipeline can be retried');
     const delay = this.backoffBaseMs * 2 ** (retryCount - 1);
@@ -308,15 +314,15 @@ export class Orchestrator {
   }
 
   /**
-   * At start-up: runs a previous process left running are marked failed with the reason
-   * and their tasks go back to backlog. Their commits stay on their branches; events stay.
+   * At start-up: runs a previous process left running are paused with a retryable error of
+   * type `interrupted`; Retry resumes each at its saved cursor, on its branch, with its commits.
    */
   async recoverInterrupted(): Promise<number> {
     const stale = await runningRuns(this.deps.db);
     for (const { run, projectId } of stale) {
-      await this.runs.failInterrupted(run, projectId, 'The server stopped while this run was in progress');
+      await this.runs.pauseInterrupted(run, projectId, 'The server stopped while this run was in progress');
     }
-    if (stale.length) this.deps.logger.warn('marked interrupted runs as failed', { count: stale.length });
+    if (stale.length) this.deps.logger.warn('paused interrupted runs', { count: stale.length });
     return stale.length;
   }
 
@@ -342,19 +348,20 @@ export class Orchestrator {
 
   /**
    * Runs `setRunning` (which makes one of the user's runs running) only while the user has
-   * fewer than the maximum running (NFR-04-009). Counting and writing hold the user's lock, so
-   * simultaneous starts cannot all pass the count.
+   * fewer than the maximum active — running or paused — other than `ownRunId`, the paused run
+   * being resumed (NFR-04-009). Counting and writing hold the user's lock, so simultaneous
+   * starts cannot all pass the count.
    */
-  private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>): Promise<T> {
+  private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>, ownRunId?: string): Promise<T> {
     return this.userLocks.run(userId, async () => {
-      if ((await countRunningForUser(this.deps.db, userId)) >= this.maxRunningPerUser) {
+      if ((await countActiveForUser(this.deps.db, userId, ownRunId)) >= this.maxRunningPerUser) {
         throw new AppError('TOO_MANY_PIPELINES', 'Maximum concurrent pipelines reached');
       }
       return setRunning();
     });
   }
 
-  /** Stops every run of this process (shutdown): aborted, marked failed, tasks back to backlog. */
+  /** Stops every run of this process (shutdown): aborted and paused as interrupted, to be retried. */
   shutdown(): Promise<void> {
     return this.runs.shutdown();
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import type {
   CreateProjectInput,
   ImportOptions,
@@ -16,6 +17,7 @@ import {
   removeRepository,
   repositoryPath,
 } from '../workspace/repository.js';
+import { removeLinkedWorktrees } from '../workspace/worktree.js';
 import {
   deleteProjectUnlessLast,
   findOwnedProject,
@@ -97,7 +99,7 @@ export async function renameOwnedProject(deps: AppDeps, userId: string, projectI
   return toProject(await renameProject(deps.db, projectId, name, new Date(deps.now())));
 }
 
-/** Deletes the project, its tasks and runs, then its repository. The last project stays. */
+/** Deletes the project, its tasks and runs, then its runs' worktrees and its repository. The last project stays. */
 export async function deleteOwnedProject(deps: AppDeps, userId: string, projectId: string): Promise<void> {
   const row = await getOwnedProject(deps, userId, projectId);
   if (await hasActiveRunInProject(deps.db, projectId)) {
@@ -109,6 +111,10 @@ export async function deleteOwnedProject(deps: AppDeps, userId: string, projectI
   if (!(await deleteProjectUnlessLast(deps.db, userId, projectId))) {
     throw new AppError('LAST_PROJECT', 'You cannot delete your only project. Create another project first.');
   }
+  // Runs waiting in Review keep their worktrees; nothing else would ever remove them now.
+  await removeLinkedWorktrees(row.repoPath, path.join(deps.dataDir, 'worktrees')).catch((error: unknown) =>
+    deps.logger.warn('worktrees of a deleted project could not be listed', { projectId, error }),
+  );
   await removeRepository(row.repoPath);
   deps.logger.info('project deleted', { projectId, userId });
 }
