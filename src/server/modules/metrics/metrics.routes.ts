@@ -10,7 +10,7 @@ import { createMetricsRegistry, metricsSnapshot, tokenMatches } from './metrics.
  * Prometheus text format by default; JSON when the client asks for application/json first.
  */
 export function metricsRoutes(deps: AppDeps, token: string | undefined) {
-  let registry: Registry | undefined;
+  let registry: Promise<Registry> | undefined;
   return new Hono<AppEnv>().get('/', async (c) => {
     const presented = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
     if (!token || !presented || !tokenMatches(presented, token)) {
@@ -21,6 +21,7 @@ export function metricsRoutes(deps: AppDeps, token: string | undefined) {
       return c.json(metricsSnapshot(deps));
     }
     registry ??= createMetricsRegistry(deps);
-    return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
+    const ready = await registry;
+    return c.body(await ready.metrics(), 200, { 'Content-Type': ready.contentType });
   });
 }

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { AppDeps } from '../../deps.js';
 
 type MetricsSource = Pick<AppDeps, 'dbKind' | 'dbStats' | 'events' | 'orchestrator' | 'version'>;
@@ -19,56 +19,46 @@ export function metricsSnapshot(deps: MetricsSource) {
   };
 }
 
-/** A counter whose value is read from a running total at scrape time. */
-function totalOf(registry: Registry, name: string, help: string, read: () => number) {
-  return new Counter({
-    name,
-    help,
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(read());
-    },
-  });
-}
+type PromClient = typeof import('prom-client');
 
 /**
  * The Prometheus registry of one app: the app's own counters, read from its parts at scrape
- * time, and Node's default process metrics (memory, CPU, event-loop lag).
+ * time, and Node's default process metrics (memory, CPU, event-loop lag). prom-client loads on
+ * the first scrape: a server without a metrics token never pays for it.
  */
-export function createMetricsRegistry(deps: MetricsSource): Registry {
-  const registry = new Registry();
-  new Gauge({
+export async function createMetricsRegistry(deps: MetricsSource): Promise<Registry> {
+  const prom: PromClient = await import('prom-client');
+  const registry = new prom.Registry();
+  /** A counter whose value is read from a running total at scrape time. */
+  const totalOf = (name: string, help: string, read: () => number) =>
+    new prom.Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  new prom.Gauge({
     name: 'autocoder_info',
     help: 'Always 1; labels name the version and the database kind.',
     labelNames: ['version', 'database'],
     registers: [registry],
   }).set({ version: deps.version, database: deps.dbKind }, 1);
+  totalOf('autocoder_db_statements_total', 'Statements sent to the database.', () => deps.dbStats.statements);
+  totalOf('autocoder_db_writes_total', 'INSERT, UPDATE and DELETE statements.', () => deps.dbStats.writes);
   totalOf(
-    registry,
-    'autocoder_db_statements_total',
-    'Statements sent to the database.',
-    () => deps.dbStats.statements,
-  );
-  totalOf(
-    registry,
-    'autocoder_db_writes_total',
-    'INSERT, UPDATE and DELETE statements.',
-    () => deps.dbStats.writes,
-  );
-  totalOf(
-    registry,
     'autocoder_event_batches_total',
     'Batched writes of the event log.',
     () => deps.events.stats.writes,
   );
   totalOf(
-    registry,
     'autocoder_events_persisted_total',
     'Events written by the event log.',
     () => deps.events.stats.persisted,
   );
-  new Gauge({
+  new prom.Gauge({
     name: 'autocoder_runs_active',
     help: 'Pipeline runs this process is driving.',
     registers: [registry],
@@ -76,7 +66,7 @@ export function createMetricsRegistry(deps: MetricsSource): Registry {
       this.set(deps.orchestrator.activeCount);
     },
   });
-  collectDefaultMetrics({ register: registry });
+  prom.collectDefaultMetrics({ register: registry });
   return registry;
 }
 
