@@ -49,6 +49,8 @@ describe('createGuardedFetch', () => {
       expect(cause, host).toMatchObject({ code: 'ADDRESS_NOT_ALLOWED' });
     }
     // A name is refused under its own name: what it resolved to stays on the server.
+    const failure = await guarded(`http://localhost:${port}/x`).catch((e: Error) => e);
+    expect((failure as Error).message).toMatch(/^localhost is a local or private address/);
     const cause = (await refusal(guarded(`http://localhost:${port}/x`))) as Error;
     expect(cause.message).toMatch(/^localhost is/);
     expect(cause.message).not.toMatch(/127\.0\.0\.1|::1/);
