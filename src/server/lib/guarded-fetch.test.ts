@@ -71,6 +71,20 @@ describe('createGuardedFetch', () => {
     expect(await res.text()).toBe('got hello');
   });
 
+  it('checks the address on every new connection, not once: a name that turns private is refused', async () => {
+    // Stands for a DNS answer that changes between two connections (rebinding).
+    let turned = false;
+    const guarded = createGuardedFetch({
+      allows: (_host, address) => !turned || !address.startsWith('127.'),
+    });
+    const first = await guarded(`http://localhost:${port}/a`, { headers: { connection: 'close' } });
+    expect(first.status).toBe(200);
+    await first.text();
+    turned = true;
+    const cause = await refusal(guarded(`http://localhost:${port}/b`, { headers: { connection: 'close' } }));
+    expect(cause).toMatchObject({ code: 'ADDRESS_NOT_ALLOWED' });
+  });
+
   it('never follows a redirect', async () => {
     const guarded = createGuardedFetch(createNetworkPolicy({ serverOnLoopback: true }));
     const before = seen.length;
