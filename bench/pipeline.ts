@@ -36,6 +36,8 @@ const RUNS_PER_USER = 5;
 const PASSWORD = 'correct horse battery staple';
 /** After a run's end is seen on one stream, how long its other clients get to see it too. */
 const END_GRACE_MS = 5_000;
+/** /api/metrics answers only the operator's bearer token. */
+const METRICS_TOKEN = randomBytes(24).toString('hex');
 
 export const PIPELINE_AIMS = { deliveryP99Ms: 50, writesPer1kTokens: 20, startP99Ms: 50 };
 
@@ -237,6 +239,7 @@ export async function benchPipeline(
     LOG_LEVEL: 'warn',
     AUTOCODER_SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`,
     [RATE_LIMIT_ENV]: '1000000',
+    AUTOCODER_METRICS_TOKEN: METRICS_TOKEN,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...config.serverEnv,
   };
@@ -388,8 +391,8 @@ export async function benchPipeline(
     );
 
     // --- the runs: every start at once, then wait for every end
-    const metricsClient = users[0]?.client;
-    if (!metricsClient) throw new Error('no user');
+    const metricsClient = new BenchClient(agent, port);
+    metricsClient.authorization = `Bearer ${METRICS_TOKEN}`;
     const before = await metricsClient.json<Metrics>('GET', '/api/metrics', undefined, 200);
     const idleRssBytes = processRssBytes(server.pid);
     let peakRssBytes = idleRssBytes;

@@ -48,6 +48,8 @@ export function httpRequest(
  */
 export class BenchClient {
   cookie = '';
+  /** An Authorization header to send (the operator's bearer token of /api/metrics). */
+  authorization = '';
 
   constructor(
     private readonly agent: http.Agent | false,
@@ -59,6 +61,7 @@ export class BenchClient {
       accept: 'application/json',
       ...(method === 'GET' || method === 'HEAD' ? {} : { origin: `http://127.0.0.1:${this.port}` }),
       ...(this.cookie ? { cookie: this.cookie } : {}),
+      ...(this.authorization ? { authorization: this.authorization } : {}),
       ...(hasBody ? { 'content-type': 'application/json' } : {}),
     };
   }

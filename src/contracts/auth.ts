@@ -32,3 +32,8 @@ export interface User {
 export interface AuthResponse {
   user: User;
 }
+
+/** GET /api/auth/me — `user` is null without a (valid) session. */
+export interface MeResponse {
+  user: User | null;
+}

@@ -14,6 +14,7 @@ import { checkOrigin, requireSession } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
+import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
 import { taskRoutes } from './modules/tasks/tasks.routes.js';
@@ -25,6 +26,8 @@ export interface AppOptions {
   webDir?: string | undefined;
   /** The Host headers the app answers to, read per request (the port is known once listening). Default: loopback names on port 80. */
   hosts?: () => HostRules;
+  /** AUTOCODER_METRICS_TOKEN: the bearer token of GET /api/metrics; unset, the route does not exist. */
+  metricsToken?: string | undefined;
 }
 
 const LOOPBACK_ON_PORT_80 = hostRulesFor({
@@ -86,20 +89,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     sseRoutes(deps, { log: deps.events, hub: deps.sseHub, settings: deps.sse, shutdown: deps.shutdown }),
   );
 
-  // Counters for operators and benchmarks; signed-in users only.
-  app.get('/api/metrics', session, (c) => {
-    const memory = process.memoryUsage();
-    return c.json({
-      database: { kind: deps.dbKind, ...deps.dbStats },
-      events: { ...deps.events.stats },
-      runs: { active: deps.orchestrator.activeCount },
-      process: {
-        rssBytes: memory.rss,
-        heapUsedBytes: memory.heapUsed,
-        uptimeSeconds: Math.round(process.uptime()),
-      },
-    });
-  });
+  app.route('/api/metrics', metricsRoutes(deps, options.metricsToken));
 
   app.all('/api/*', () => {
     throw new AppError('NOT_FOUND', 'No such API route');

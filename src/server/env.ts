@@ -63,6 +63,12 @@ const envSchema = z.object({
     .or(z.literal('').transform(() => undefined)),
   /** Subdomains of this domain are reserved for app previews. */
   AUTOCODER_BASE_DOMAIN: z.string().min(1).default('localhost'),
+  /** Bearer token of GET /api/metrics; unset, the route does not exist. */
+  AUTOCODER_METRICS_TOKEN: z
+    .string()
+    .min(16, 'AUTOCODER_METRICS_TOKEN must be at least 16 characters')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
 });
 
 export type Env = {
@@ -75,6 +81,7 @@ export type Env = {
   trustProxy: boolean;
   publicUrl: string | undefined;
   baseDomain: string;
+  metricsToken: string | undefined;
   authRequestsPerMinute: number;
   anthropicApiKey: string | undefined;
   anthropicBaseUrl: string | undefined;
@@ -106,6 +113,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     trustProxy: env.TRUST_PROXY,
     publicUrl: env.AUTOCODER_PUBLIC_URL || undefined,
     baseDomain: env.AUTOCODER_BASE_DOMAIN.toLowerCase(),
+    metricsToken: env.AUTOCODER_METRICS_TOKEN || undefined,
     authRequestsPerMinute: env.AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE,
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,

@@ -106,7 +106,9 @@ describe('the server process', () => {
       expect(login.status).toBe(200);
       const cookie2 = (login.setCookie ?? '').split(';')[0] ?? '';
       // The old session survived the restart too.
-      expect((await call(second.url, 'GET', '/api/auth/me', cookie)).status).toBe(200);
+      expect((await call(second.url, 'GET', '/api/auth/me', cookie)).body).toMatchObject({
+        user: { email: 'ops@example.com' },
+      });
       const names = (await call(second.url, 'GET', '/api/projects', cookie2)).body as {
         projects: { name: string }[];
       };

@@ -10,6 +10,7 @@ import { hostRulesFor } from './http/host-check.js';
 import { createLogger } from './lib/logger.js';
 import { isLoopbackHost } from './lib/network-policy.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
+import { createRedisRateLimitStore } from './lib/redis-rate-limit.js';
 import { createRuntime } from './runtime.js';
 import { readVersion } from './version.js';
 
@@ -42,7 +43,8 @@ async function main() {
     network: { serverOnLoopback: isLoopbackHost(env.host), allowedHosts: env.allowedHosts },
     logger,
     now: Date.now,
-    rateLimitStore: createMemoryRateLimitStore(),
+    // In Redis, the limits hold across every process of the server.
+    rateLimitStore: env.redisUrl ? createRedisRateLimitStore(env.redisUrl) : createMemoryRateLimitStore(),
     rateLimits: { ...DEFAULT_RATE_LIMITS, perIp: { max: env.authRequestsPerMinute, windowMs: 60_000 } },
     trustProxy: env.trustProxy,
     version,
@@ -61,7 +63,11 @@ async function main() {
   const hostsOn = (port: number) =>
     hostRulesFor({ publicUrl: env.publicUrl, baseDomain: env.baseDomain, listenHost: env.host, port });
   let hosts = hostsOn(env.port);
-  const app = createApp(runtime.deps, { webDir: builtPath('web'), hosts: () => hosts });
+  const app = createApp(runtime.deps, {
+    webDir: builtPath('web'),
+    hosts: () => hosts,
+    metricsToken: env.metricsToken,
+  });
 
   const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, (info) => {
     hosts = hostsOn(info.port); // PORT=0 picks a free port: known only now

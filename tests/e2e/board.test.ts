@@ -34,6 +34,17 @@ describe.skipIf(!hasChromium)('board journey in Chromium', () => {
     await expect.poll(() => card(page, title).count()).toBe(1);
   }
 
+  it('shows a signed-out visitor the sign-in page without a console error', async () => {
+    const page = await browser.newPage();
+    const errors = collectErrors(page, { allowHttpErrors: false });
+    await page.goto(server.url);
+    await page.waitForURL(/\/login/);
+    await page.getByTestId('login-email').waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('register → create a project → add tasks → drag a card → filter → reload → log out', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors = collectErrors(page);

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type App, createApp } from '../app.js';
+import { type App, type AppOptions, createApp } from '../app.js';
 import type { Database } from '../db/client.js';
 import type { AppDeps } from '../deps.js';
 import { LOOPBACK_NAMES } from '../http/host-check.js';
@@ -31,6 +31,7 @@ export interface TestAppOptions {
   database?: Database;
   deps?: Partial<AppDeps>;
   runtime?: Partial<Omit<RuntimeOptions, 'database' | 'dataDir' | 'logger' | 'now'>>;
+  app?: Partial<AppOptions>;
 }
 
 /**
@@ -61,6 +62,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     // Its own host: loopback names, port-less (app.request) or on whatever port a test serves it.
     app: createApp(deps, {
       hosts: () => ({ own: new Set(), ownOnAnyPort: new Set(LOOPBACK_NAMES), baseDomain: 'localhost' }),
+      ...options.app,
     }),
     deps,
     database,

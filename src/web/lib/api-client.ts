@@ -58,8 +58,6 @@ interface RequestOptions {
   signal?: AbortSignal;
   /** Extra request headers (the pipeline's provider keys). */
   headers?: Record<string, string>;
-  /** Do not report 401 to the unauthorized handler (for GET /api/auth/me, which answers 401 when logged out). */
-  expectUnauthorized?: boolean;
 }
 
 function buildUrl(path: string, query: RequestOptions['query']): string {
@@ -84,7 +82,7 @@ async function readErrorBody(response: Response): Promise<ApiErrorBody | undefin
 
 /** Calls the AutoCoder API. Resolves with the parsed JSON body (undefined for 204), rejects with ApiError. */
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const { method = 'GET', body, query, signal, headers, expectUnauthorized = false } = options;
+  const { method = 'GET', body, query, signal, headers } = options;
   let response: Response;
   try {
     response = await fetch(buildUrl(path, query), {
@@ -121,6 +119,6 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
     },
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
   );
-  if (response.status === 401 && error.code === 'UNAUTHORIZED' && !expectUnauthorized) onUnauthorized?.();
+  if (response.status === 401 && error.code === 'UNAUTHORIZED') onUnauthorized?.();
   throw error;
 }

@@ -1,11 +1,11 @@
 import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { loginSchema, registerSchema } from '../../../contracts/auth.js';
+import { loginSchema, type MeResponse, registerSchema } from '../../../contracts/auth.js';
 import type { AppDeps, AppEnv, SessionUser } from '../../deps.js';
 import { isHttps } from '../../http/client-ip.js';
-import { limitPerIp, requireSession, SESSION_COOKIE } from '../../http/middleware.js';
+import { limitPerIp, SESSION_COOKIE } from '../../http/middleware.js';
 import { readJson } from '../../lib/validate.js';
-import { type IssuedSession, login, logout, register } from './auth.js';
+import { type IssuedSession, login, logout, register, resolveSession } from './auth.js';
 
 const publicUser = (user: SessionUser) => ({
   id: user.id,
@@ -23,24 +23,31 @@ export function authRoutes(deps: AppDeps) {
       expires: session.expiresAt,
     });
 
-  return new Hono<AppEnv>()
-    .post('/register', async (c) => {
-      await limitPerIp(deps, c, 'auth');
-      const session = await register(deps, await readJson(c, registerSchema));
-      setSessionCookie(c, session);
-      return c.json({ user: publicUser(session.user) }, 201);
-    })
-    .post('/login', async (c) => {
-      await limitPerIp(deps, c, 'auth');
-      const session = await login(deps, await readJson(c, loginSchema));
-      setSessionCookie(c, session);
-      return c.json({ user: publicUser(session.user) });
-    })
-    .post('/logout', async (c) => {
-      const token = getCookie(c, SESSION_COOKIE);
-      if (token) await logout(deps, token);
-      deleteCookie(c, SESSION_COOKIE, { path: '/' });
-      return c.body(null, 204);
-    })
-    .get('/me', requireSession(deps), (c) => c.json({ user: publicUser(c.var.user) }));
+  return (
+    new Hono<AppEnv>()
+      .post('/register', async (c) => {
+        await limitPerIp(deps, c, 'auth');
+        const session = await register(deps, await readJson(c, registerSchema));
+        setSessionCookie(c, session);
+        return c.json({ user: publicUser(session.user) }, 201);
+      })
+      .post('/login', async (c) => {
+        await limitPerIp(deps, c, 'auth');
+        const session = await login(deps, await readJson(c, loginSchema));
+        setSessionCookie(c, session);
+        return c.json({ user: publicUser(session.user) });
+      })
+      .post('/logout', async (c) => {
+        const token = getCookie(c, SESSION_COOKIE);
+        if (token) await logout(deps, token);
+        deleteCookie(c, SESSION_COOKIE, { path: '/' });
+        return c.body(null, 204);
+      })
+      // Signed out is an answer, not an error: a first page load logs no 401.
+      .get('/me', async (c) => {
+        const token = getCookie(c, SESSION_COOKIE);
+        const session = token ? await resolveSession(deps, token) : null;
+        return c.json<MeResponse>({ user: session ? publicUser(session.user) : null });
+      })
+  );
 }

@@ -101,11 +101,11 @@ describe('login and logout', () => {
   it('invalidates the session on the server: the old cookie stops working', async () => {
     const { client } = await signedInClient(t.app);
     const stolen = client.cookie;
-    expect((await client.get('/api/auth/me')).status).toBe(200);
+    expect((await client.get('/api/auth/me')).body).toMatchObject({ user: { id: expect.any(String) } });
     expect((await client.post('/api/auth/logout')).status).toBe(204);
     const replay = new TestClient(t.app);
     replay.cookie = stolen;
-    expect((await replay.get('/api/auth/me')).status).toBe(401);
+    expect((await replay.get('/api/auth/me')).body).toEqual({ user: null });
     expect((await replay.get('/api/projects')).status).toBe(401);
   });
 
@@ -114,7 +114,7 @@ describe('login and logout', () => {
     try {
       const { client } = await signedInClient(local.app);
       local.advance(31 * 24 * 60 * 60 * 1000);
-      expect((await client.get('/api/auth/me')).status).toBe(401);
+      expect((await client.get('/api/auth/me')).body).toEqual({ user: null });
     } finally {
       await local.close();
     }
@@ -253,7 +253,6 @@ describe('route protection', () => {
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'ok', database: t.deps.dbKind });
     for (const [method, url] of [
-      ['GET', '/api/auth/me'],
       ['GET', '/api/projects'],
       ['POST', '/api/projects'],
       ['GET', '/api/tasks?projectId=00000000-0000-0000-0000-000000000000'],
@@ -264,6 +263,15 @@ describe('route protection', () => {
       expect(res.status, `${method} ${url}`).toBe(401);
       expect(res.body).toMatchObject({ error: 'UNAUTHORIZED' });
     }
+  });
+
+  it('answers GET /api/auth/me without a session with 200 { user: null }, not a 401', async () => {
+    const anon = new TestClient(t.app);
+    const me = await anon.get('/api/auth/me');
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ user: null });
+    anon.cookie = 'autocoder_session=forged-or-expired';
+    expect(await anon.get('/api/auth/me')).toMatchObject({ status: 200, body: { user: null } });
   });
 
   it('refuses state-changing requests from another origin', async () => {

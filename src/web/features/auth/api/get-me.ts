@@ -1,18 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
-import type { AuthResponse, User } from '../../../../contracts/auth';
-import { apiRequest, isApiError } from '../../../lib/api-client';
+import type { MeResponse, User } from '../../../../contracts/auth';
+import { apiRequest } from '../../../lib/api-client';
 
 export const meQueryKey = ['auth', 'me'] as const;
 
 /** The signed-in user, or null when there is no session. */
 export async function getMe(): Promise<User | null> {
-  try {
-    const { user } = await apiRequest<AuthResponse>('/api/auth/me', { expectUnauthorized: true });
-    return user;
-  } catch (error) {
-    if (isApiError(error) && error.status === 401) return null;
-    throw error;
-  }
+  const { user } = await apiRequest<MeResponse>('/api/auth/me');
+  return user;
 }
 
 export function useMe() {

@@ -1,0 +1,88 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { AppDeps } from '../../deps.js';
+
+type MetricsSource = Pick<AppDeps, 'dbKind' | 'dbStats' | 'events' | 'orchestrator' | 'version'>;
+
+/** The JSON form of GET /api/metrics (the benchmarks read it). */
+export function metricsSnapshot(deps: MetricsSource) {
+  const memory = process.memoryUsage();
+  return {
+    database: { kind: deps.dbKind, ...deps.dbStats },
+    events: { ...deps.events.stats },
+    runs: { active: deps.orchestrator.activeCount },
+    process: {
+      rssBytes: memory.rss,
+      heapUsedBytes: memory.heapUsed,
+      uptimeSeconds: Math.round(process.uptime()),
+    },
+  };
+}
+
+/** A counter whose value is read from a running total at scrape time. */
+function totalOf(registry: Registry, name: string, help: string, read: () => number) {
+  return new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
+/**
+ * The Prometheus registry of one app: the app's own counters, read from its parts at scrape
+ * time, and Node's default process metrics (memory, CPU, event-loop lag).
+ */
+export function createMetricsRegistry(deps: MetricsSource): Registry {
+  const registry = new Registry();
+  new Gauge({
+    name: 'autocoder_info',
+    help: 'Always 1; labels name the version and the database kind.',
+    labelNames: ['version', 'database'],
+    registers: [registry],
+  }).set({ version: deps.version, database: deps.dbKind }, 1);
+  totalOf(
+    registry,
+    'autocoder_db_statements_total',
+    'Statements sent to the database.',
+    () => deps.dbStats.statements,
+  );
+  totalOf(
+    registry,
+    'autocoder_db_writes_total',
+    'INSERT, UPDATE and DELETE statements.',
+    () => deps.dbStats.writes,
+  );
+  totalOf(
+    registry,
+    'autocoder_event_batches_total',
+    'Batched writes of the event log.',
+    () => deps.events.stats.writes,
+  );
+  totalOf(
+    registry,
+    'autocoder_events_persisted_total',
+    'Events written by the event log.',
+    () => deps.events.stats.persisted,
+  );
+  new Gauge({
+    name: 'autocoder_runs_active',
+    help: 'Pipeline runs this process is driving.',
+    registers: [registry],
+    collect() {
+      this.set(deps.orchestrator.activeCount);
+    },
+  });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Compares a presented bearer token with the configured one in constant time (whatever their lengths). */
+export function tokenMatches(presented: string, expected: string): boolean {
+  return timingSafeEqual(digest(presented), digest(expected));
+}
