@@ -37,12 +37,13 @@ import {
   pipelineConfig,
   printPipeline,
 } from './pipeline.js';
+import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from './sse-flood.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const PARTS = ['foundation', 'pipeline'] as const;
+const PARTS = ['foundation', 'pipeline', 'sse-flood'] as const;
 type Part = (typeof PARTS)[number];
-const USAGE = 'usage: npm run bench [-- foundation|pipeline …]   (no part: both, foundation first)';
+const USAGE = 'usage: npm run bench [-- foundation|pipeline|sse-flood …]   (no part: all, in that order)';
 
 /** The parts named on the command line (`npm run bench -- pipeline`); none means all of them. */
 function parseParts(args: readonly string[]): Part[] {
@@ -665,6 +666,16 @@ async function runPipelinePart(): Promise<PipelinePartResult> {
   };
 }
 
+async function runSseFloodPart(): Promise<{ stages: SseFloodStage[]; aims: Aim[] }> {
+  console.log('\n=== SSE flood: 10 runs at once, 12-character deltas at full speed, ~25 KB per coder answer');
+  const perDatabase = await eachDatabase<SseFloodStage[]>(
+    (kind, databaseUrl) => benchSseFlood(kind, databaseUrl),
+    (database, reason) => [{ clientsPerTask: 0, result: { status: 'skipped', database, reason } }],
+  );
+  const stages = perDatabase.flat();
+  return { stages, aims: sseFloodAims(stages).map((aim) => ({ ...aim, part: 'sse-flood' as const })) };
+}
+
 interface PreviousResults {
   startedAt?: string;
   environment?: { commit?: string | null; dirty?: boolean | null; loadAverage?: number[] };
@@ -672,6 +683,7 @@ interface PreviousResults {
   start?: unknown;
   databases?: unknown;
   pipeline?: unknown;
+  sseFlood?: unknown;
   aims?: Aim[];
   carriedOver?: Partial<Record<Part, unknown>>;
 }
@@ -718,7 +730,8 @@ async function main(): Promise<void> {
 
   const foundation = parts.includes('foundation') ? await runFoundation() : null;
   const pipeline = parts.includes('pipeline') ? await runPipelinePart() : null;
-  const aims = [...(foundation?.aims ?? []), ...(pipeline?.aims ?? [])];
+  const sseFlood = parts.includes('sse-flood') ? await runSseFloodPart() : null;
+  const aims = [...(foundation?.aims ?? []), ...(pipeline?.aims ?? []), ...(sseFlood?.aims ?? [])];
 
   // --- report
   console.log('\n================================== results ==================================');
@@ -726,6 +739,10 @@ async function main(): Promise<void> {
   if (pipeline) {
     if (foundation) console.log('\n--- Pipeline');
     for (const result of pipeline.databases) printPipeline(result, pipelineSettings);
+  }
+  if (sseFlood) {
+    console.log('\n--- SSE flood');
+    printSseFlood(sseFlood.stages);
   }
   console.log('\nAims');
   console.log(
@@ -743,12 +760,14 @@ async function main(): Promise<void> {
   // A run of one part keeps the other part's figures from the previous file, saying when they were taken.
   const resultsDir = path.join(root, 'bench', 'results');
   const resultsFile = path.join(resultsDir, 'latest.json');
-  const previous = foundation && pipeline ? null : await previousResults(resultsFile);
+  const previous = foundation && pipeline && sseFlood ? null : await previousResults(resultsFile);
   const keepFoundation = !foundation && previous?.start !== undefined;
   const keepPipeline = !pipeline && previous?.pipeline !== undefined;
-  const keptAims = (previous?.aims ?? []).filter((aim) =>
-    (aim.part ?? 'foundation') === 'foundation' ? keepFoundation : keepPipeline,
-  );
+  const keepSseFlood = !sseFlood && previous?.sseFlood !== undefined;
+  const keptAims = (previous?.aims ?? []).filter((aim) => {
+    const part = aim.part ?? 'foundation';
+    return part === 'foundation' ? keepFoundation : part === 'pipeline' ? keepPipeline : keepSseFlood;
+  });
   const result = {
     schema: 1,
     startedAt: startedAt.toISOString(),
@@ -789,6 +808,7 @@ async function main(): Promise<void> {
       : keepPipeline
         ? { pipeline: previous?.pipeline }
         : {}),
+    ...(sseFlood ? { sseFlood: sseFlood.stages } : keepSseFlood ? { sseFlood: previous?.sseFlood } : {}),
     aims: [...aims, ...keptAims],
     ...(previous && (keepFoundation || keepPipeline)
       ? {
@@ -805,6 +825,7 @@ async function main(): Promise<void> {
   console.log(`\nwrote bench/results/latest.json in ${Math.round((performance.now() - wall) / 1000)} s`);
   console.log(`BENCH_RESULT ${JSON.stringify(result)}`);
   if (pipeline?.databases.some((entry) => entry.status === 'error')) process.exitCode = 1;
+  if (sseFlood?.stages.some((stage) => stage.result.status === 'error')) process.exitCode = 1;
 }
 
 process.on('exit', cleanupSync);

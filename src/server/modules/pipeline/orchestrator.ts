@@ -13,8 +13,10 @@ import {
 import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { AppError } from '../../lib/errors.js';
+import { resolveAllowed } from '../../lib/guarded-fetch.js';
 import { KeyedMutex } from '../../lib/keyed-mutex.js';
 import type { Logger } from '../../lib/logger.js';
+import type { NetworkPolicy } from '../../lib/network-policy.js';
 import { taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
 import type { LlmProvider } from '../llm/provider.js';
@@ -52,6 +54,8 @@ export interface OrchestratorDeps {
   dataDir: string;
   providers: ProviderFactory;
   providerDefaults: ProviderDefaults;
+  /** Where a user-chosen provider URL may go; checked before a run starts, and again on every connection. */
+  network?: NetworkPolicy;
   /** First retry waits this long, then twice as long each time (BR-04-017: 1 s, 2 s, 4 s). */
   backoffBaseMs?: number;
   /** Running pipelines per user (NFR-04-009). */
@@ -97,7 +101,7 @@ export class Orchestrator {
     secrets: RequestSecrets,
   ): Promise<{ runId: string }> {
     const provider = options.provider ?? 'anthropic';
-    const resolved = resolveProvider(provider, options, secrets, this.deps.providerDefaults);
+    const resolved = await this.resolve(provider, options, secrets);
     const task = await getOwnedTask(this.deps, userId, taskId);
     if (task.status !== 'backlog' && task.status !== 'spec') {
       throw new AppError(
@@ -177,12 +181,7 @@ export class Orchestrator {
     if (cursor.retryCount >= MAX_RETRIES) {
       throw new AppError('INVALID_PIPELINE_STATE', `This step was already retried ${MAX_RETRIES} times`);
     }
-    const resolved = resolveProvider(
-      run.provider as ProviderId,
-      { ...options },
-      secrets,
-      this.deps.providerDefaults,
-    );
+    const resolved = await this.resolve(run.provider as ProviderId, options, secrets);
     const retryCount = cursor.retryCount + 1;
     const next: RunCursor = { ...cursor, retryCount };
     const configs = options.agents
@@ -229,7 +228,7 @@ export class Orchestrator {
     if (run?.status !== 'passed' || task.status !== 'review') {
       throw new AppError('INVALID_PIPELINE_STATE', 'Changes can be requested only for a task in Review');
     }
-    const resolved = resolveProvider(run.provider as ProviderId, input, secrets, this.deps.providerDefaults);
+    const resolved = await this.resolve(run.provider as ProviderId, input, secrets);
     const iteration = run.iteration + 1;
     const subtasks = (run.subtasks as Subtask[] | null) ?? [];
     const cursor: RunCursor = {
@@ -327,6 +326,26 @@ export class Orchestrator {
     }
     if (stale.length) this.deps.logger.warn('paused interrupted runs', { count: stale.length });
     return stale.length;
+  }
+
+  /**
+   * The run's provider; a base URL the user chose must lead to an address the network policy allows
+   * (400 ADDRESS_NOT_ALLOWED). A name that does not resolve is left for the run to report.
+   */
+  private async resolve(
+    provider: ProviderId,
+    options: Pick<RunOptions, 'openaiBaseUrl' | 'scenario'>,
+    secrets: RequestSecrets,
+  ): Promise<ResolvedProvider> {
+    const resolved = resolveProvider(provider, options, secrets, this.deps.providerDefaults);
+    if (resolved.openaiUserUrl && resolved.openaiBaseUrl && this.deps.network) {
+      await resolveAllowed(this.deps.network, new URL(resolved.openaiBaseUrl).hostname).catch(
+        (error: unknown) => {
+          if (error instanceof AppError) throw error;
+        },
+      );
+    }
+    return resolved;
   }
 
   /**

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { CreateProjectInput, Project, ProjectFile, ProjectTree } from '../../../contracts/projects.js';
+import type {
+  CreateProjectInput,
+  ImportOptions,
+  Project,
+  ProjectFile,
+  ProjectTree,
+} from '../../../contracts/projects.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import {
@@ -61,10 +67,11 @@ export async function createProjectForUser(
 ): Promise<Project> {
   const id = randomUUID();
   const dir = repositoryPath(deps.dataDir, id);
-  let repo: { repoUrl: string; defaultBranch: string };
-  if (input.importPath) repo = await cloneRepository({ importPath: input.importPath }, dir);
-  else if (input.repoUrl) repo = await cloneRepository({ repoUrl: input.repoUrl }, dir);
-  else repo = { repoUrl: dir, ...(await initRepository(dir)) };
+  const access = { dataDir: deps.dataDir, importRoots: deps.importRoots, network: deps.network };
+  let repo: { repoUrl: string | null; defaultBranch: string };
+  if (input.importPath) repo = await cloneRepository({ importPath: input.importPath }, dir, access);
+  else if (input.repoUrl) repo = await cloneRepository({ repoUrl: input.repoUrl }, dir, access);
+  else repo = { repoUrl: null, ...(await initRepository(dir)) };
   try {
     const row = await insertProject(deps.db, {
       id,
@@ -80,6 +87,11 @@ export async function createProjectForUser(
     await removeRepository(dir);
     throw error;
   }
+}
+
+/** What the import dialog may offer: a local path only when the operator set import roots. */
+export function importOptions(deps: Pick<AppDeps, 'importRoots'>): ImportOptions {
+  return { localImport: deps.importRoots.length > 0 };
 }
 
 export async function renameOwnedProject(deps: AppDeps, userId: string, projectId: string, name: string) {

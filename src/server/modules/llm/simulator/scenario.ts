@@ -20,6 +20,10 @@ export interface Scenario {
   reviewFails: number;
   /** Delay per streamed chunk, overriding the server's default. */
   slowMs?: number;
+  /** Characters per streamed delta (`chunk=12`), instead of uneven model-like sizes. */
+  chunkChars?: number;
+  /** Pad each coder answer with notes up to about this many bytes (`coder-bytes=25000`). */
+  coderBytes?: number;
   /** In the order given: for one agent, the first unexhausted fault applies to its next call. */
   faults: Fault[];
   /** Directives that were not understood (ignored; returned so a caller can reject them). */
@@ -35,6 +39,10 @@ const STATUS_FAULT = new RegExp(`^(error|stream-error)\\s*=\\s*(\\d{3})\\s*@\\s*
 const PLAIN_FAULT = new RegExp(`^(malformed|drop)\\s*@\\s*${AGENT}${TIMES}$`, 'i');
 const HUGE_FAULT = new RegExp(`^huge\\s*=\\s*(\\d+)\\s*@\\s*${AGENT}${TIMES}$`, 'i');
 const NUMBER_SETTING = /^(review-fails|slow)\s*=\s*(\d+)$/i;
+/** Stream shapes for load tests: delta size and coder answer size. */
+const SHAPE_SETTING = /^(chunk|coder-bytes)\s*=\s*(\d+)$/i;
+const MAX_CHUNK_CHARS = 4096;
+const MAX_CODER_BYTES = 4 * 1024 * 1024;
 const PROMPT_MARKER = /\[simulate:\s*([^\]]*)\]/i;
 
 function times(raw: string | undefined): number {
@@ -46,6 +54,14 @@ function includes<T extends number>(list: readonly T[], value: number): value is
 }
 
 function parseDirective(source: string, scenario: Scenario): boolean {
+  const shape = SHAPE_SETTING.exec(source);
+  if (shape) {
+    const value = Number(shape[2]);
+    if (shape[1]!.toLowerCase() === 'chunk')
+      scenario.chunkChars = Math.min(MAX_CHUNK_CHARS, Math.max(1, value));
+    else scenario.coderBytes = Math.min(MAX_CODER_BYTES, value);
+    return true;
+  }
   const setting = NUMBER_SETTING.exec(source);
   if (setting) {
     const value = Number(setting[2]);
