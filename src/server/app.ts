@@ -80,6 +80,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     return c.json({
       database: { kind: deps.dbKind, ...deps.dbStats },
       events: { ...deps.events.stats },
+      sse: { ...deps.sseHub.stats },
       runs: { active: deps.orchestrator.activeCount },
       process: {
         rssBytes: memory.rss,

@@ -152,6 +152,11 @@ describe('the per-user cap', () => {
         data: { runId: '', agent: 'coder', chunk: 'still here', timestamp: 1 },
       });
       for (const conn of conns.slice(1)) expect((await conn.next())?.data).toContain('still here');
+      const metrics = await setup.client.get<{ sse: { open: number; closedOverCap: number } }>(
+        '/api/metrics',
+      );
+      expect(metrics.body.sse.closedOverCap).toBe(1);
+      expect(metrics.body.sse.open).toBeGreaterThanOrEqual(3);
     } finally {
       for (const conn of conns) conn.close();
     }
