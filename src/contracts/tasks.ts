@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cleanString, rawString } from './common.js';
+import type { PipelineRunSummary } from './pipeline.js';
 
 export const TASK_STATUSES = ['backlog', 'spec', 'building', 'review', 'done'] as const;
 export const TASK_CATEGORIES = ['feature', 'bug', 'refactor', 'docs', 'test', 'chore'] as const;
@@ -83,12 +84,16 @@ export const updateTaskStatusSchema = z.strictObject({
   position: z.number().int().min(0).max(1_000_000).optional(),
 });
 
+/** What GET /api/tasks answers: the board's cards (default), or whole tasks. */
+export const TASK_LIST_VIEWS = ['cards', 'full'] as const;
+
 /** GET /api/tasks query */
 export const listTasksQuerySchema = z.strictObject({
   projectId: z.uuid('Invalid project id'),
   status: z.enum(TASK_STATUSES).optional(),
   category: z.enum(TASK_CATEGORIES).optional(),
   q: cleanString().max(200).optional(),
+  view: z.enum(TASK_LIST_VIEWS).default('cards'),
 });
 
 export type Subtask = z.infer<typeof subtaskSchema>;
@@ -110,4 +115,25 @@ export interface Task {
   pipelineState: Record<string, unknown> | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** What a board card shows of its task's latest run. */
+export type CardRun = Pick<
+  PipelineRunSummary,
+  'id' | 'taskId' | 'phase' | 'status' | 'iteration' | 'simulated' | 'subtask' | 'roundStart' | 'startedAt'
+>;
+
+/**
+ * A task as the board shows it (GET /api/tasks): no description, subtasks or pipeline state — the
+ * drawer reads the whole task from GET /api/tasks/:id.
+ */
+export interface TaskCard {
+  id: string;
+  title: string;
+  category: TaskCategory;
+  priority: TaskPriority;
+  status: TaskStatus;
+  position: number;
+  /** The latest run, or null when the task never ran. */
+  run: CardRun | null;
 }

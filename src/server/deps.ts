@@ -1,5 +1,6 @@
 import type { DatabaseKind, Db, QueryStats } from './db/client.js';
 import type { Logger } from './lib/logger.js';
+import type { NetworkPolicy } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
@@ -14,6 +15,10 @@ export interface AppDeps {
   dbStats: QueryStats;
   /** Root for repositories and other files the app keeps. */
   dataDir: string;
+  /** Directories local paths may be imported from (AUTOCODER_IMPORT_ROOTS); empty: local import is off. */
+  importRoots: readonly string[];
+  /** Which addresses user-chosen URLs (git imports, OpenAI-compatible endpoints) may reach. */
+  network: NetworkPolicy;
   logger: Logger;
   /** Milliseconds since the epoch; tests may move it. */
   now: () => number;

@@ -1,7 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import type { Database } from './db/client.js';
 import type { AppDeps } from './deps.js';
+import { createGuardedFetch } from './lib/guarded-fetch.js';
 import type { Logger } from './lib/logger.js';
+import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import { liveSessionIds } from './modules/auth/auth.repo.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
@@ -16,6 +18,10 @@ import type { ProviderDefaults } from './modules/pipeline/provider-resolution.js
 export interface RuntimeOptions {
   database: Database;
   dataDir: string;
+  /** AUTOCODER_IMPORT_ROOTS; none by default (local import off). */
+  importRoots?: readonly string[];
+  /** Where user-chosen URLs may go; by default as for a server listening on loopback. */
+  network?: NetworkPolicyOptions;
   logger: Logger;
   now: () => number;
   rateLimitStore: RateLimitStore;
@@ -29,6 +35,8 @@ export interface RuntimeOptions {
   simulatorChunkDelayMs?: number;
   backoffBaseMs?: number;
   maxRunningPerUser?: number;
+  /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
   sse?: Partial<SseSettings>;
   eventLog?: EventLogOptions;
   bus?: EventBus;
@@ -57,6 +65,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.now,
     options.eventLog,
   );
+  const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
+  const guardedFetch = createGuardedFetch(network);
   const orchestrator = new Orchestrator({
     db: options.database.db,
     events,
@@ -64,9 +74,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     now: options.now,
     dataDir: options.dataDir,
     providerDefaults: options.providerDefaults,
-    providers: (resolved) => createProvider({ ...resolved, simulatorUrl }),
+    network,
+    providers: (resolved) =>
+      createProvider({
+        ...resolved,
+        simulatorUrl,
+        ...(resolved.openaiUserUrl ? { openaiFetch: guardedFetch } : {}),
+      }),
     ...(options.backoffBaseMs !== undefined ? { backoffBaseMs: options.backoffBaseMs } : {}),
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
+    ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}),
   });
   const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
   const sseHub = new SseHub({
@@ -80,6 +97,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     dbKind: options.database.kind,
     dbStats: options.database.stats,
     dataDir: options.dataDir,
+    importRoots: options.importRoots ?? [],
+    network,
     logger: options.logger,
     now: options.now,
     rateLimitStore: options.rateLimitStore,

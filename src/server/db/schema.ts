@@ -45,11 +45,16 @@ export const projects = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
-    /** Canonical URL of the repository: where it was cloned from, or its own path for a new one. */
-    repoUrl: text('repo_url').notNull(),
+    /** Where the repository came from (a network URL, never a server path); null for a new one. */
+    repoUrl: text('repo_url'),
     /** The project's main checkout, inside the data dir. */
     repoPath: text('repo_path').notNull(),
     defaultBranch: text('default_branch').notNull().default('main'),
+    /**
+     * Bumped by triggers on every write to the project's tasks and to their runs' card fields
+     * (drizzle/0002): the board list's ETag, read with one indexed lookup.
+     */
+    tasksVersion: bigint('tasks_version', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type App, createApp } from '../app.js';
 import type { Database } from '../db/client.js';
 import type { AppDeps } from '../deps.js';
+import { LOOPBACK_NAMES } from '../http/host-check.js';
 import { createLogger } from '../lib/logger.js';
 import { createMemoryRateLimitStore, type RateLimits } from '../lib/rate-limit.js';
 import { createRuntime, type RuntimeOptions } from '../runtime.js';
@@ -57,7 +58,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const deps: AppDeps = { ...runtime.deps, ...options.deps };
   return {
-    app: createApp(deps),
+    // Its own host: loopback names, port-less (app.request) or on whatever port a test serves it.
+    app: createApp(deps, {
+      hosts: () => ({ own: new Set(), ownOnAnyPort: new Set(LOOPBACK_NAMES), baseDomain: 'localhost' }),
+    }),
     deps,
     database,
     simulatorUrl: runtime.simulatorUrl,

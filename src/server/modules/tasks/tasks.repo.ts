@@ -1,4 +1,5 @@
-import { and, asc, eq, ilike, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { TaskStatus } from '../../../contracts/tasks.js';
 import type { Db } from '../../db/client.js';
 import { pipelineRuns, projects, tasks } from '../../db/schema.js';
@@ -9,15 +10,14 @@ const STATUS_ORDER = sql`array_position(array['backlog','spec','building','revie
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
-export async function listTaskRows(
-  db: Db,
-  filter: {
-    projectId: string;
-    status?: string | undefined;
-    category?: string | undefined;
-    q?: string | undefined;
-  },
-): Promise<TaskRow[]> {
+export interface TaskListFilter {
+  projectId: string;
+  status?: string | undefined;
+  category?: string | undefined;
+  q?: string | undefined;
+}
+
+function listConditions(filter: TaskListFilter): SQL | undefined {
   const conditions: SQL[] = [eq(tasks.projectId, filter.projectId)];
   if (filter.status) conditions.push(eq(tasks.status, filter.status));
   if (filter.category) conditions.push(eq(tasks.category, filter.category));
@@ -26,11 +26,63 @@ export async function listTaskRows(
     const match = or(ilike(tasks.title, pattern), ilike(tasks.description, pattern));
     if (match) conditions.push(match);
   }
+  return and(...conditions);
+}
+
+const LIST_ORDER = [STATUS_ORDER, asc(tasks.position), asc(tasks.createdAt)];
+
+export async function listTaskRows(db: Db, filter: TaskListFilter): Promise<TaskRow[]> {
   return db
     .select()
     .from(tasks)
-    .where(and(...conditions))
-    .orderBy(STATUS_ORDER, asc(tasks.position), asc(tasks.createdAt));
+    .where(listConditions(filter))
+    .orderBy(...LIST_ORDER);
+}
+
+const latest = alias(pipelineRuns, 'latest_run');
+
+/** The board's cards: each task's card fields and its latest run's, in one query. */
+export async function listCardRows(db: Db, filter: TaskListFilter) {
+  const latestRunId = db
+    .select({ id: latest.id })
+    .from(latest)
+    .where(eq(latest.taskId, tasks.id))
+    .orderBy(desc(latest.startedAt))
+    .limit(1);
+  return db
+    .select({
+      id: tasks.id,
+      title: tasks.title,
+      category: tasks.category,
+      priority: tasks.priority,
+      status: tasks.status,
+      position: tasks.position,
+      runId: pipelineRuns.id,
+      runPhase: pipelineRuns.phase,
+      runStatus: pipelineRuns.status,
+      runIteration: pipelineRuns.iteration,
+      runProvider: pipelineRuns.provider,
+      runStartedAt: pipelineRuns.startedAt,
+      runSubtaskCount: sql<number>`jsonb_array_length(coalesce(${pipelineRuns.subtasks}, '[]'::jsonb))`,
+      runSubtaskIndex: sql<number | null>`(${pipelineRuns.cursor} ->> 'subtaskIndex')::int`,
+      runRoundStart: sql<number | null>`(${pipelineRuns.cursor} ->> 'roundStart')::int`,
+    })
+    .from(tasks)
+    .leftJoin(pipelineRuns, eq(pipelineRuns.id, sql`(${latestRunId})`))
+    .where(listConditions(filter))
+    .orderBy(...LIST_ORDER);
+}
+
+export type CardRow = Awaited<ReturnType<typeof listCardRows>>[number];
+
+/** The project's board version (bumped by triggers on every task write), when the user owns it. */
+export async function findTasksVersion(db: Db, userId: string, projectId: string): Promise<number | null> {
+  const [row] = await db
+    .select({ version: projects.tasksVersion })
+    .from(projects)
+    .where(and(eq(projects.id, projectId), eq(projects.userId, userId)))
+    .limit(1);
+  return row?.version ?? null;
 }
 
 /** The task when it exists and its project belongs to the user. */
@@ -78,16 +130,20 @@ export async function updateTaskRow(
   return row ?? null;
 }
 
-/** Rewrites a column's positions evenly (used when fractional positions run out of room). */
+/**
+ * Rewrites a column's positions evenly (used when fractional positions run out of room). One
+ * statement: the board version trigger then locks the project row once, after every task row, so a
+ * concurrent single-task write cannot deadlock with it.
+ */
 export async function renumberColumn(db: Db, ordered: { id: string }[], step: number): Promise<void> {
-  await db.transaction(async (tx) => {
-    for (const [index, task] of ordered.entries()) {
-      await tx
-        .update(tasks)
-        .set({ position: (index + 1) * step })
-        .where(eq(tasks.id, task.id));
-    }
-  });
+  if (ordered.length === 0) return;
+  const positions = sql.join(
+    ordered.map((task, index) => sql`(${task.id}::uuid, ${(index + 1) * step}::double precision)`),
+    sql`, `,
+  );
+  await db.execute(
+    sql`update ${tasks} set position = v.position from (values ${positions}) as v(id, position) where ${tasks.id} = v.id`,
+  );
 }
 
 export async function deleteTaskRow(db: Db, taskId: string): Promise<void> {

@@ -1,6 +1,5 @@
 import type {
   CreateTaskInput,
-  ListTasksQuery,
   Subtask,
   Task,
   TaskCategory,
@@ -22,7 +21,6 @@ import {
   findTaskForUpdate,
   hasActiveRun,
   insertTask,
-  listTaskRows,
   lockProjectOrder,
   maxPosition,
   renumberColumn,
@@ -45,11 +43,6 @@ export function toTask(row: TaskRow): Task {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
-}
-
-export async function listTasks(deps: AppDeps, userId: string, query: ListTasksQuery): Promise<Task[]> {
-  await getOwnedProject(deps, userId, query.projectId);
-  return (await listTaskRows(deps.db, query)).map(toTask);
 }
 
 /** The user's task, or 404 TASK_NOT_FOUND whether it is missing or someone else's. */

@@ -15,7 +15,7 @@ export function BoardRoute() {
 
   const slots = useMemo<BoardSlots>(
     () => ({
-      cardBadges: (task) => <TaskPhaseBadge taskId={task.id} taskStatus={task.status} />,
+      cardBadges: (task) => <TaskPhaseBadge taskId={task.id} taskStatus={task.status} run={task.run} />,
       taskSection: (task) => <PipelinePanel key={task.id} taskId={task.id} taskStatus={task.status} />,
     }),
     [],

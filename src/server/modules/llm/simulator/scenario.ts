@@ -11,6 +11,8 @@ export type Fault = { agent: FaultTarget; times: number; source: string } & (
   | { kind: 'stream-error'; status: (typeof STREAM_ERROR_STATUSES)[number] }
   | { kind: 'malformed' }
   | { kind: 'drop' }
+  /** An answer of `bytes` backticks in large chunks, ignoring max_tokens: a runaway model. */
+  | { kind: 'huge'; bytes: number }
 );
 
 export interface Scenario {
@@ -30,10 +32,12 @@ export interface Scenario {
 
 const MAX_TIMES = 100;
 const MAX_SLOW_MS = 60_000;
+const MAX_HUGE_BYTES = 64 * 1024 * 1024;
 const AGENT = `(${[...AGENT_TYPES, 'any'].join('|')})`;
 const TIMES = String.raw`(?:\s*[x*×]\s*(\d+))?`;
 const STATUS_FAULT = new RegExp(`^(error|stream-error)\\s*=\\s*(\\d{3})\\s*@\\s*${AGENT}${TIMES}$`, 'i');
 const PLAIN_FAULT = new RegExp(`^(malformed|drop)\\s*@\\s*${AGENT}${TIMES}$`, 'i');
+const HUGE_FAULT = new RegExp(`^huge\\s*=\\s*(\\d+)\\s*@\\s*${AGENT}${TIMES}$`, 'i');
 const NUMBER_SETTING = /^(review-fails|slow)\s*=\s*(\d+)$/i;
 /** Stream shapes for load tests: delta size and coder answer size. */
 const SHAPE_SETTING = /^(chunk|coder-bytes)\s*=\s*(\d+)$/i;
@@ -80,6 +84,17 @@ function parseDirective(source: string, scenario: Scenario): boolean {
     }
     return false;
   }
+  const huge = HUGE_FAULT.exec(source);
+  if (huge) {
+    scenario.faults.push({
+      kind: 'huge',
+      bytes: Math.min(MAX_HUGE_BYTES, Number(huge[1])),
+      agent: huge[2]!.toLowerCase() as FaultTarget,
+      times: times(huge[3]),
+      source,
+    });
+    return true;
+  }
   const plain = PLAIN_FAULT.exec(source);
   if (plain) {
     const kind = plain[1]!.toLowerCase() as 'malformed' | 'drop';
@@ -95,7 +110,8 @@ function parseDirective(source: string, scenario: Scenario): boolean {
 }
 
 /**
- * Parses comma-separated simulator directives, e.g. `review-fails=2, error=429@coder x2, drop@reviewer, slow=50`.
+ * Parses comma-separated simulator directives, e.g. `review-fails=2, error=429@coder x2, drop@reviewer, slow=50`,
+ * `huge=2000000@coder` (an answer of that many backticks).
  * Never throws: what it does not understand lands in `invalid`.
  */
 export function parseScenario(text: string | null | undefined): Scenario {

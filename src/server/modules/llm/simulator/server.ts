@@ -54,6 +54,8 @@ const GLOBAL_RUN = 'global';
 const RETRY_AFTER_SECONDS = '1';
 /** Chunk sizes in characters, cycled: uneven, like a model's tokens. */
 const CHUNK_SIZES = [4, 7, 3, 6, 5, 8, 2];
+/** A `huge=` answer streams in pieces this large (ASCII only, so slicing is safe). */
+const HUGE_CHUNK = 16 * 1024;
 
 function chunksOf(text: string, fixedSize?: number): string[] {
   const chars = Array.from(text);
@@ -125,7 +127,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         'request-id': completion.id,
       });
       for (const frame of protocol.start(completion)) await write(frame);
-      const chunks = chunksOf(completion.text, chunkChars);
+      const chunks =
+        fault?.kind === 'huge'
+          ? Array.from({ length: Math.ceil(completion.text.length / HUGE_CHUNK) }, (_, i) =>
+              completion.text.slice(i * HUGE_CHUNK, (i + 1) * HUGE_CHUNK),
+            )
+          : chunksOf(completion.text, chunkChars);
       // Faults strike after about a third of the text, so the client has seen some of it.
       const cut = Math.max(1, Math.floor(chunks.length / 3));
       for (const [i, chunk] of chunks.entries()) {
@@ -169,8 +176,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     let text = fault?.kind === 'malformed' ? malformedAnswer(info) : answerFor(info, scenario);
     if (info.agent === 'coder' && scenario.coderBytes) text = padded(text, scenario.coderBytes);
+    if (fault?.kind === 'huge') text = '`'.repeat(fault.bytes);
     let stop: Completion['stop'] = 'end';
-    if (sim.maxTokens !== undefined && text.length > sim.maxTokens * 4) {
+    if (fault?.kind !== 'huge' && sim.maxTokens !== undefined && text.length > sim.maxTokens * 4) {
       text = Array.from(text)
         .slice(0, sim.maxTokens * 4)
         .join('');

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import type { Task, TaskStatus } from '../../../../contracts/tasks';
+import type { Task, TaskCard, TaskStatus } from '../../../../contracts/tasks';
 import { taskQueryKey } from './get-task';
 import { projectTasksKey } from './get-tasks';
 
@@ -12,7 +12,7 @@ export function useApplyTaskStatus(projectId: string) {
   const queryClient = useQueryClient();
   return useCallback(
     ({ taskId, newStatus }: { taskId: string; newStatus: TaskStatus }) => {
-      queryClient.setQueriesData<Task[]>({ queryKey: projectTasksKey(projectId) }, (tasks) =>
+      queryClient.setQueriesData<TaskCard[]>({ queryKey: projectTasksKey(projectId) }, (tasks) =>
         tasks?.map((task) => (task.id === taskId ? { ...task, status: newStatus } : task)),
       );
       queryClient.setQueryData<Task>(taskQueryKey(taskId), (task) => task && { ...task, status: newStatus });

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { Task } from '../../../../contracts/tasks';
+import type { Task, TaskCard } from '../../../../contracts/tasks';
 import { apiRequest } from '../../../lib/api-client';
 import { projectTasksKey } from './get-tasks';
 
@@ -13,7 +13,7 @@ export function useDeleteTask() {
     mutationFn: deleteTask,
     meta: { errorTitle: 'Could not delete the task' },
     onSuccess: (_result, task) => {
-      queryClient.setQueriesData<Task[]>({ queryKey: projectTasksKey(task.projectId) }, (tasks) =>
+      queryClient.setQueriesData<TaskCard[]>({ queryKey: projectTasksKey(task.projectId) }, (tasks) =>
         tasks?.filter((candidate) => candidate.id !== task.id),
       );
       void queryClient.invalidateQueries({ queryKey: projectTasksKey(task.projectId) });

@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import type { Task } from '../../../../contracts/tasks';
 import { apiRequest } from '../../../lib/api-client';
 
@@ -8,16 +8,10 @@ export function getTask(taskId: string, signal?: AbortSignal): Promise<Task> {
   return apiRequest<Task>(`/api/tasks/${encodeURIComponent(taskId)}`, { signal });
 }
 
+/** The whole task for the drawer: the board's cards carry only what a card shows. */
 export function useTask(taskId: string) {
-  const queryClient = useQueryClient();
   return useQuery({
     queryKey: taskQueryKey(taskId),
     queryFn: ({ signal }) => getTask(taskId, signal),
-    // Show the card's data from the board at once while the fresh copy loads.
-    placeholderData: () =>
-      queryClient
-        .getQueriesData<Task[]>({ queryKey: ['tasks'] })
-        .flatMap(([, tasks]) => tasks ?? [])
-        .find((task) => task.id === taskId),
   });
 }

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { Task, TaskCategory, TaskStatus } from '../../../../contracts/tasks';
+import type { TaskCard, TaskCategory, TaskStatus } from '../../../../contracts/tasks';
 import { apiRequest } from '../../../lib/api-client';
 
 export interface TaskFilters {
@@ -13,13 +13,17 @@ export const projectTasksKey = (projectId: string) => ['tasks', projectId] as co
 export const tasksQueryKey = (projectId: string, filters: TaskFilters) =>
   [...projectTasksKey(projectId), { category: filters.category ?? null, q: filters.q ?? '' }] as const;
 
-/** Tasks sorted by status, then position. */
+/**
+ * The board's cards, sorted by status, then position. The server answers with an ETag and
+ * `Cache-Control: private, no-cache`, so the browser revalidates its copy with If-None-Match and an
+ * unchanged board costs a 304.
+ */
 export async function getTasks(
   projectId: string,
   filters: TaskFilters & { status?: TaskStatus },
   signal?: AbortSignal,
-): Promise<Task[]> {
-  const { tasks } = await apiRequest<{ tasks: Task[] }>('/api/tasks', {
+): Promise<TaskCard[]> {
+  const { tasks } = await apiRequest<{ tasks: TaskCard[] }>('/api/tasks', {
     query: { projectId, status: filters.status, category: filters.category, q: filters.q?.trim() },
     signal,
   });

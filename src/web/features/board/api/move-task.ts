@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { Task, TaskStatus, UpdateTaskStatusInput } from '../../../../contracts/tasks';
+import type { Task, TaskCard, TaskStatus, UpdateTaskStatusInput } from '../../../../contracts/tasks';
 import { apiRequest } from '../../../lib/api-client';
 import { taskQueryKey } from './get-task';
 import { getTasks, projectTasksKey, type TaskFilters, tasksQueryKey } from './get-tasks';
@@ -12,7 +12,7 @@ export function updateTaskStatus(taskId: string, input: UpdateTaskStatusInput): 
 }
 
 export interface MoveTaskRequest {
-  task: Task;
+  task: TaskCard;
   status: TaskStatus;
   /** Index among the cards the board shows in the target column, the moved card excluded. */
   position: number;
@@ -20,15 +20,15 @@ export interface MoveTaskRequest {
   afterId?: string | undefined;
   beforeId?: string | undefined;
   /** The whole board as it should look once the move is done. */
-  optimisticTasks: Task[];
+  optimisticTasks: TaskCard[];
 }
 
 /**
  * When a filter hides cards, an index among the shown ones is not an index in the column:
  * read the whole column and place the card next to the same neighbours.
  */
-async function positionInFullColumn(request: MoveTaskRequest): Promise<number> {
-  const column = (await getTasks(request.task.projectId, { status: request.status })).filter(
+async function positionInFullColumn(projectId: string, request: MoveTaskRequest): Promise<number> {
+  const column = (await getTasks(projectId, { status: request.status })).filter(
     (task) => task.id !== request.task.id,
   );
   const before = request.beforeId ? column.findIndex((task) => task.id === request.beforeId) : -1;
@@ -48,8 +48,8 @@ export function useMoveTask(projectId: string, filters: TaskFilters) {
   const filtered = Boolean(filters.category || filters.q?.trim());
 
   const mutation = useMutation({
-    mutationFn: async ({ request }: { request: MoveTaskRequest; previous: Task[] | undefined }) => {
-      const position = filtered ? await positionInFullColumn(request) : request.position;
+    mutationFn: async ({ request }: { request: MoveTaskRequest; previous: TaskCard[] | undefined }) => {
+      const position = filtered ? await positionInFullColumn(projectId, request) : request.position;
       return updateTaskStatus(request.task.id, { status: request.status, position });
     },
     meta: { errorTitle: 'Could not move the task' },
@@ -62,7 +62,7 @@ export function useMoveTask(projectId: string, filters: TaskFilters) {
 
   return (request: MoveTaskRequest) => {
     void queryClient.cancelQueries({ queryKey: projectTasksKey(projectId) });
-    const previous = queryClient.getQueryData<Task[]>(listKey);
+    const previous = queryClient.getQueryData<TaskCard[]>(listKey);
     queryClient.setQueryData(listKey, request.optimisticTasks);
     mutation.mutate({ request, previous });
   };

@@ -1,7 +1,7 @@
 import { useDroppable } from '@dnd-kit/core';
 import { SortableContext, verticalListSortingStrategy } from '@dnd-kit/sortable';
 import { Ban } from 'lucide-react';
-import { STATUS_LABELS, type Task, type TaskStatus } from '../../../../contracts/tasks';
+import { type TaskCard as Card, STATUS_LABELS, type TaskStatus } from '../../../../contracts/tasks';
 import { cn } from '../../../lib/cn';
 import { columnDroppableId } from '../utils/board-columns';
 import { statusDot } from './task-badges';
@@ -9,10 +9,10 @@ import { TaskCard } from './task-card';
 
 interface BoardColumnProps {
   status: TaskStatus;
-  tasks: Task[];
+  tasks: Card[];
   /** While a card is held: whether it may be dropped here. */
   dropAllowed: boolean | undefined;
-  onOpenTask: (task: Task) => void;
+  onOpenTask: (task: Card) => void;
 }
 
 export function BoardColumn({ status, tasks, dropAllowed, onOpenTask }: BoardColumnProps) {

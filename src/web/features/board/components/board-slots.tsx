@@ -1,5 +1,5 @@
 import { createContext, type ReactNode, useContext } from 'react';
-import type { Task } from '../../../../contracts/tasks';
+import type { Task, TaskCard } from '../../../../contracts/tasks';
 
 /**
  * Places where the app puts other features' content into the board without the board importing
@@ -7,7 +7,7 @@ import type { Task } from '../../../../contracts/tasks';
  */
 export interface BoardSlots {
   /** Shown among a card's badges. */
-  cardBadges?: (task: Task) => ReactNode;
+  cardBadges?: (task: TaskCard) => ReactNode;
   /** A section of the task drawer, above the task's details. */
   taskSection?: (task: Task) => ReactNode;
 }

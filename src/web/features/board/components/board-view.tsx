@@ -2,7 +2,7 @@ import { Plus, SearchX } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { toast } from 'sonner';
-import { TASK_CATEGORIES, type Task, type TaskCategory } from '../../../../contracts/tasks';
+import { TASK_CATEGORIES, type TaskCard, type TaskCategory } from '../../../../contracts/tasks';
 import { Button } from '../../../components/ui/button';
 import { EmptyState } from '../../../components/ui/empty-state';
 import { ErrorState } from '../../../components/ui/error-state';
@@ -61,7 +61,7 @@ export function BoardView({ projectId, slots = NO_SLOTS }: BoardViewProps) {
   const tasks = useTasks(projectId, filters);
   const moveTask = useMoveTask(projectId, filters);
   const filtered = Boolean(category || q);
-  const openTask = (task: Task) => updateParams({ task: task.id });
+  const openTask = (task: TaskCard) => updateParams({ task: task.id });
 
   return (
     <BoardSlotsProvider slots={slots}>

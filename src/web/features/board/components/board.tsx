@@ -6,7 +6,7 @@ import {
   MANUAL_TRANSITIONS,
   STATUS_LABELS,
   TASK_STATUSES,
-  type Task,
+  type TaskCard,
   type TaskStatus,
 } from '../../../../contracts/tasks';
 import { type DropRequest, useBoardDnd } from '../hooks/use-board-dnd';
@@ -15,9 +15,9 @@ import { BoardColumn } from './board-column';
 import { TaskCardView } from './task-card';
 
 interface BoardProps {
-  tasks: Task[];
+  tasks: TaskCard[];
   onMove: (request: DropRequest) => void;
-  onOpenTask: (task: Task) => void;
+  onOpenTask: (task: TaskCard) => void;
 }
 
 const screenReaderInstructions = {

@@ -1,13 +1,13 @@
 import { useSortable } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
 import type { KeyboardEvent } from 'react';
-import type { Task } from '../../../../contracts/tasks';
+import type { TaskCard as Card } from '../../../../contracts/tasks';
 import { cn } from '../../../lib/cn';
 import { useBoardSlots } from './board-slots';
 import { CategoryBadge, PriorityBadge } from './task-badges';
 
 interface TaskCardViewProps {
-  task: Task;
+  task: Card;
   className?: string;
 }
 
@@ -34,8 +34,8 @@ export function TaskCardView({ task, className }: TaskCardViewProps) {
 }
 
 interface TaskCardProps {
-  task: Task;
-  onOpen: (task: Task) => void;
+  task: Card;
+  onOpen: (task: Card) => void;
 }
 
 /** A draggable card: click or Enter opens it, Space picks it up, arrows move it, Space drops it. */

@@ -15,7 +15,7 @@ import {
 } from '@dnd-kit/core';
 import { arrayMove, sortableKeyboardCoordinates } from '@dnd-kit/sortable';
 import { useCallback, useMemo, useRef, useState } from 'react';
-import { canMoveManually, type Task, type TaskStatus } from '../../../../contracts/tasks';
+import { canMoveManually, type TaskCard, type TaskStatus } from '../../../../contracts/tasks';
 import { type ColumnIds, columnOf, groupTaskIds, statusOfColumnId } from '../utils/board-columns';
 
 /** Mouse and pen drag after 5 px; touch is left to TouchSensor so that a swipe still scrolls the board. */
@@ -30,7 +30,7 @@ class MouseAndPenSensor extends PointerSensor {
 }
 
 export interface DropRequest {
-  task: Task;
+  task: TaskCard;
   status: TaskStatus;
   /** Final ids of every column. */
   columns: ColumnIds;
@@ -38,9 +38,9 @@ export interface DropRequest {
 }
 
 interface BoardDndOptions {
-  tasks: readonly Task[];
+  tasks: readonly TaskCard[];
   onDrop: (request: DropRequest) => void;
-  onRefused: (task: Task, target: TaskStatus) => void;
+  onRefused: (task: TaskCard, target: TaskStatus) => void;
 }
 
 /** Where in `ids` a card dragged over `overId` lands: after the card when the pointer is past its middle. */

@@ -1,4 +1,4 @@
-import { TASK_STATUSES, type Task, type TaskStatus } from '../../../../contracts/tasks';
+import { TASK_STATUSES, type TaskCard, type TaskStatus } from '../../../../contracts/tasks';
 
 /** Task ids per column, in display order. */
 export type ColumnIds = Record<TaskStatus, string[]>;
@@ -19,7 +19,7 @@ export function emptyColumns(): ColumnIds {
   return { backlog: [], spec: [], building: [], review: [], done: [] };
 }
 
-export function groupTaskIds(tasks: readonly Task[]): ColumnIds {
+export function groupTaskIds(tasks: readonly TaskCard[]): ColumnIds {
   const columns = emptyColumns();
   const sorted = [...tasks].sort((a, b) => a.position - b.position);
   for (const task of sorted) columns[task.status].push(task.id);
@@ -32,7 +32,7 @@ export function columnOf(columns: ColumnIds, id: string | number): TaskStatus | 
 }
 
 /** The task list the board shows after a move: statuses and positions follow `columns`. */
-export function tasksFromColumns(tasks: readonly Task[], columns: ColumnIds): Task[] {
+export function tasksFromColumns(tasks: readonly TaskCard[], columns: ColumnIds): TaskCard[] {
   const byId = new Map(tasks.map((task) => [task.id, task]));
   return TASK_STATUSES.flatMap((status) =>
     columns[status].flatMap((id, position) => {
