@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { AppDeps } from '../../deps.js';
 
-type MetricsSource = Pick<AppDeps, 'dbKind' | 'dbStats' | 'events' | 'orchestrator' | 'version'>;
+type MetricsSource = Pick<AppDeps, 'dbKind' | 'dbStats' | 'events' | 'orchestrator' | 'sseHub' | 'version'>;
 
 /** The JSON form of GET /api/metrics (the benchmarks read it). */
 export function metricsSnapshot(deps: MetricsSource) {
@@ -10,6 +10,7 @@ export function metricsSnapshot(deps: MetricsSource) {
   return {
     database: { kind: deps.dbKind, ...deps.dbStats },
     events: { ...deps.events.stats },
+    sse: { ...deps.sseHub.stats },
     runs: { active: deps.orchestrator.activeCount },
     process: {
       rssBytes: memory.rss,
@@ -76,6 +77,32 @@ export function createMetricsRegistry(deps: MetricsSource): Registry {
       this.set(deps.orchestrator.activeCount);
     },
   });
+  new Gauge({
+    name: 'autocoder_sse_streams_open',
+    help: 'Open SSE streams.',
+    registers: [registry],
+    collect() {
+      this.set(deps.sseHub.stats.open);
+    },
+  });
+  totalOf(
+    registry,
+    'autocoder_sse_streams_dropped_slow_total',
+    'SSE streams closed because their client fell more than the queue bound behind.',
+    () => deps.sseHub.stats.droppedSlow,
+  );
+  totalOf(
+    registry,
+    'autocoder_sse_streams_closed_session_ended_total',
+    'SSE streams closed because their session ended (logout, expiry).',
+    () => deps.sseHub.stats.closedSessionEnded,
+  );
+  totalOf(
+    registry,
+    'autocoder_sse_streams_closed_over_cap_total',
+    'SSE streams closed because their user opened more than the per-user cap.',
+    () => deps.sseHub.stats.closedOverCap,
+  );
   collectDefaultMetrics({ register: registry });
   return registry;
 }
