@@ -1,7 +1,8 @@
 // `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
 // PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
-// and concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline.ts).
-// `npm run bench -- foundation` or `npm run bench -- pipeline` runs one part. See bench/README.md.
+// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline.ts), and the board's
+// list at 1,000 tasks (the board part, bench/board.ts).
+// `npm run bench -- foundation`, `-- pipeline` or `-- board` runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contracts/tasks.js';
+import { type BoardDbResult, benchBoard, boardAims, boardConfig, printBoard } from './board.js';
 import { type Aim, baseEnv, firstLine, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { formatJson, int, ms, table } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
@@ -40,9 +42,9 @@ import {
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const PARTS = ['foundation', 'pipeline'] as const;
+const PARTS = ['foundation', 'pipeline', 'board'] as const;
 type Part = (typeof PARTS)[number];
-const USAGE = 'usage: npm run bench [-- foundation|pipeline …]   (no part: both, foundation first)';
+const USAGE = 'usage: npm run bench [-- foundation|pipeline|board …]   (no part: all, in that order)';
 
 /** The parts named on the command line (`npm run bench -- pipeline`); none means all of them. */
 function parseParts(args: readonly string[]): Part[] {
@@ -85,6 +87,7 @@ const config = {
 };
 
 const pipelineSettings = pipelineConfig();
+const boardSettings = boardConfig();
 
 const AIMS = { coldStartMs: 3000, postgresReadP99Ms: 20 };
 const PASSWORD = 'correct horse battery staple';
@@ -665,6 +668,23 @@ async function runPipelinePart(): Promise<PipelinePartResult> {
   };
 }
 
+interface BoardPartResult {
+  databases: BoardDbResult[];
+  aims: Aim[];
+}
+
+async function runBoardPart(): Promise<BoardPartResult> {
+  console.log(
+    `\n=== Board: ${boardSettings.tasks} tasks listed by ${boardSettings.clients} clients; ` +
+      `${boardSettings.requests} requests per scenario, ${boardSettings.timeCapMs / 1000} s cap`,
+  );
+  const databases = await eachDatabase<BoardDbResult>(
+    (kind, databaseUrl) => benchBoard(kind, databaseUrl, boardSettings),
+    (database, reason) => ({ status: 'skipped', database, reason }),
+  );
+  return { databases, aims: boardAims(databases, boardSettings) };
+}
+
 interface PreviousResults {
   startedAt?: string;
   environment?: { commit?: string | null; dirty?: boolean | null; loadAverage?: number[] };
@@ -672,6 +692,7 @@ interface PreviousResults {
   start?: unknown;
   databases?: unknown;
   pipeline?: unknown;
+  board?: unknown;
   aims?: Aim[];
   carriedOver?: Partial<Record<Part, unknown>>;
 }
@@ -718,7 +739,8 @@ async function main(): Promise<void> {
 
   const foundation = parts.includes('foundation') ? await runFoundation() : null;
   const pipeline = parts.includes('pipeline') ? await runPipelinePart() : null;
-  const aims = [...(foundation?.aims ?? []), ...(pipeline?.aims ?? [])];
+  const board = parts.includes('board') ? await runBoardPart() : null;
+  const aims = [...(foundation?.aims ?? []), ...(pipeline?.aims ?? []), ...(board?.aims ?? [])];
 
   // --- report
   console.log('\n================================== results ==================================');
@@ -726,6 +748,10 @@ async function main(): Promise<void> {
   if (pipeline) {
     if (foundation) console.log('\n--- Pipeline');
     for (const result of pipeline.databases) printPipeline(result, pipelineSettings);
+  }
+  if (board) {
+    console.log('\n--- Board');
+    for (const result of board.databases) printBoard(result, boardSettings);
   }
   console.log('\nAims');
   console.log(
@@ -743,12 +769,16 @@ async function main(): Promise<void> {
   // A run of one part keeps the other part's figures from the previous file, saying when they were taken.
   const resultsDir = path.join(root, 'bench', 'results');
   const resultsFile = path.join(resultsDir, 'latest.json');
-  const previous = foundation && pipeline ? null : await previousResults(resultsFile);
+  const previous = foundation && pipeline && board ? null : await previousResults(resultsFile);
   const keepFoundation = !foundation && previous?.start !== undefined;
   const keepPipeline = !pipeline && previous?.pipeline !== undefined;
-  const keptAims = (previous?.aims ?? []).filter((aim) =>
-    (aim.part ?? 'foundation') === 'foundation' ? keepFoundation : keepPipeline,
-  );
+  const keepBoard = !board && previous?.board !== undefined;
+  const kept: Record<Part, boolean> = {
+    foundation: keepFoundation,
+    pipeline: keepPipeline,
+    board: keepBoard,
+  };
+  const keptAims = (previous?.aims ?? []).filter((aim) => kept[aim.part ?? 'foundation']);
   const result = {
     schema: 1,
     startedAt: startedAt.toISOString(),
@@ -789,13 +819,24 @@ async function main(): Promise<void> {
       : keepPipeline
         ? { pipeline: previous?.pipeline }
         : {}),
+    ...(board
+      ? {
+          board: {
+            config: boardSettings,
+            databases: Object.fromEntries(board.databases.map((entry) => [entry.database, entry])),
+          },
+        }
+      : keepBoard
+        ? { board: previous?.board }
+        : {}),
     aims: [...aims, ...keptAims],
-    ...(previous && (keepFoundation || keepPipeline)
+    ...(previous && (keepFoundation || keepPipeline || keepBoard)
       ? {
           carriedOver: Object.fromEntries(
-            (['foundation', 'pipeline'] as const)
-              .filter((part) => (part === 'foundation' ? keepFoundation : keepPipeline))
-              .map((part) => [part, previous.carriedOver?.[part] ?? earlierRun(previous)]),
+            PARTS.filter((part) => kept[part]).map((part) => [
+              part,
+              previous.carriedOver?.[part] ?? earlierRun(previous),
+            ]),
           ),
         }
       : {}),
