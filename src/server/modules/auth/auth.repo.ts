@@ -19,7 +19,7 @@ export async function insertSession(db: Db, values: { id: string; userId: string
 
 function prepareFindSessionUser(db: Db) {
   return db
-    .select({ id: users.id, email: users.email, createdAt: users.createdAt })
+    .select({ id: users.id, email: users.email, createdAt: users.createdAt, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.id, sql.placeholder('sessionId')), gt(sessions.expiresAt, sql.placeholder('now'))))
