@@ -13,7 +13,21 @@ export default defineConfig({
     sourcemap: true,
   },
   server: {
-    // The API checks Origin against Host, so the proxy keeps the browser's Host header.
-    proxy: { '/api': { target: apiTarget, changeOrigin: false } },
+    proxy: {
+      '/api': {
+        target: apiTarget,
+        // The API answers only to its own Host (127.0.0.1:PORT) and compares Origin with it: a
+        // same-origin request of this dev server is passed on as one of the API's.
+        changeOrigin: true,
+        configure: (proxy) => {
+          proxy.on('proxyReq', (proxyReq, req) => {
+            const origin = req.headers.origin;
+            if (origin && URL.canParse(origin) && new URL(origin).host === req.headers.host) {
+              proxyReq.setHeader('origin', apiTarget);
+            }
+          });
+        },
+      },
+    },
   },
 });

@@ -46,6 +46,10 @@ export interface PipelineConfig {
   clientsPerTask: number;
   /** From the first start until every run must have ended. */
   timeCapMs: number;
+  /** Simulator directives sent with every start (e.g. `chunk=12, coder-bytes=25000`). */
+  scenario?: string;
+  /** Extra environment for the server. */
+  serverEnv?: Record<string, string>;
 }
 
 export function pipelineConfig(): PipelineConfig {
@@ -234,6 +238,7 @@ export async function benchPipeline(
     AUTOCODER_SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`,
     [RATE_LIMIT_ENV]: '1000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...config.serverEnv,
   };
   for (let attempt = 0; ; attempt++) {
     const up = await fetch(`http://127.0.0.1:${simulatorPort}/health`).then(
@@ -414,6 +419,7 @@ export async function benchPipeline(
         try {
           const res = await task.owner.request('POST', `/api/tasks/${task.id}/start-pipeline`, {
             provider: 'simulator',
+            ...(config.scenario ? { scenario: config.scenario } : {}),
           });
           task.startStatus = res.status;
           if (res.status === 202) startLatencies.push(performance.now() - sent);

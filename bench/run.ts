@@ -2,7 +2,7 @@
 // PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
 // concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline.ts), and the board's
 // list at 1,000 tasks (the board part, bench/board.ts).
-// `npm run bench -- foundation`, `-- pipeline` or `-- board` runs one part. See bench/README.md.
+// `npm run bench -- foundation` (or pipeline, sse-flood, board) runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -39,12 +39,14 @@ import {
   pipelineConfig,
   printPipeline,
 } from './pipeline.js';
+import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from './sse-flood.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const PARTS = ['foundation', 'pipeline', 'board'] as const;
+const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board'] as const;
 type Part = (typeof PARTS)[number];
-const USAGE = 'usage: npm run bench [-- foundation|pipeline|board …]   (no part: all, in that order)';
+const USAGE =
+  'usage: npm run bench [-- foundation|pipeline|sse-flood|board …]   (no part: all, in that order)';
 
 /** The parts named on the command line (`npm run bench -- pipeline`); none means all of them. */
 function parseParts(args: readonly string[]): Part[] {
@@ -670,6 +672,16 @@ async function runPipelinePart(): Promise<PipelinePartResult> {
   };
 }
 
+async function runSseFloodPart(): Promise<{ stages: SseFloodStage[]; aims: Aim[] }> {
+  console.log('\n=== SSE flood: 10 runs at once, 12-character deltas at full speed, ~25 KB per coder answer');
+  const perDatabase = await eachDatabase<SseFloodStage[]>(
+    (kind, databaseUrl) => benchSseFlood(kind, databaseUrl),
+    (database, reason) => [{ clientsPerTask: 0, result: { status: 'skipped', database, reason } }],
+  );
+  const stages = perDatabase.flat();
+  return { stages, aims: sseFloodAims(stages).map((aim) => ({ ...aim, part: 'sse-flood' as const })) };
+}
+
 interface BoardPartResult {
   databases: BoardDbResult[];
   aims: Aim[];
@@ -695,6 +707,7 @@ interface PreviousResults {
   databases?: unknown;
   pipeline?: unknown;
   board?: unknown;
+  sseFlood?: unknown;
   aims?: Aim[];
   carriedOver?: Partial<Record<Part, unknown>>;
 }
@@ -741,8 +754,14 @@ async function main(): Promise<void> {
 
   const foundation = parts.includes('foundation') ? await runFoundation() : null;
   const pipeline = parts.includes('pipeline') ? await runPipelinePart() : null;
+  const sseFlood = parts.includes('sse-flood') ? await runSseFloodPart() : null;
   const board = parts.includes('board') ? await runBoardPart() : null;
-  const aims = [...(foundation?.aims ?? []), ...(pipeline?.aims ?? []), ...(board?.aims ?? [])];
+  const aims = [
+    ...(foundation?.aims ?? []),
+    ...(pipeline?.aims ?? []),
+    ...(sseFlood?.aims ?? []),
+    ...(board?.aims ?? []),
+  ];
 
   // --- report
   console.log('\n================================== results ==================================');
@@ -750,6 +769,10 @@ async function main(): Promise<void> {
   if (pipeline) {
     if (foundation) console.log('\n--- Pipeline');
     for (const result of pipeline.databases) printPipeline(result, pipelineSettings);
+  }
+  if (sseFlood) {
+    console.log('\n--- SSE flood');
+    printSseFlood(sseFlood.stages);
   }
   if (board) {
     console.log('\n--- Board');
@@ -771,13 +794,15 @@ async function main(): Promise<void> {
   // A run of one part keeps the other part's figures from the previous file, saying when they were taken.
   const resultsDir = path.join(root, 'bench', 'results');
   const resultsFile = path.join(resultsDir, 'latest.json');
-  const previous = foundation && pipeline && board ? null : await previousResults(resultsFile);
+  const previous = foundation && pipeline && sseFlood && board ? null : await previousResults(resultsFile);
   const keepFoundation = !foundation && previous?.start !== undefined;
   const keepPipeline = !pipeline && previous?.pipeline !== undefined;
+  const keepSseFlood = !sseFlood && previous?.sseFlood !== undefined;
   const keepBoard = !board && previous?.board !== undefined;
   const kept: Record<Part, boolean> = {
     foundation: keepFoundation,
     pipeline: keepPipeline,
+    'sse-flood': keepSseFlood,
     board: keepBoard,
   };
   const keptAims = (previous?.aims ?? []).filter((aim) => kept[aim.part ?? 'foundation']);
@@ -821,6 +846,7 @@ async function main(): Promise<void> {
       : keepPipeline
         ? { pipeline: previous?.pipeline }
         : {}),
+    ...(sseFlood ? { sseFlood: sseFlood.stages } : keepSseFlood ? { sseFlood: previous?.sseFlood } : {}),
     ...(board
       ? {
           board: {
@@ -832,7 +858,7 @@ async function main(): Promise<void> {
         ? { board: previous?.board }
         : {}),
     aims: [...aims, ...keptAims],
-    ...(previous && (keepFoundation || keepPipeline || keepBoard)
+    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard)
       ? {
           carriedOver: Object.fromEntries(
             PARTS.filter((part) => kept[part]).map((part) => [
@@ -848,6 +874,7 @@ async function main(): Promise<void> {
   console.log(`\nwrote bench/results/latest.json in ${Math.round((performance.now() - wall) / 1000)} s`);
   console.log(`BENCH_RESULT ${JSON.stringify(result)}`);
   if (pipeline?.databases.some((entry) => entry.status === 'error')) process.exitCode = 1;
+  if (sseFlood?.stages.some((stage) => stage.result.status === 'error')) process.exitCode = 1;
 }
 
 process.on('exit', cleanupSync);

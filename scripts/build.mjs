@@ -1,5 +1,5 @@
 // Builds the web app (Vite → dist/web) and bundles the server (esbuild → dist/server/main.js).
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +21,11 @@ export async function build({ quiet = false } = {}) {
     sourcemap: true,
     logLevel: quiet ? 'warning' : 'info',
   });
+  // PGlite's worker thread runs as plain JavaScript beside the bundle (see src/server/db/pglite-thread.ts).
+  await copyFile(
+    path.join(root, 'src/server/db/pglite-worker.mjs'),
+    path.join(root, 'dist/server/pglite-worker.mjs'),
+  );
   await buildDatabaseTemplate();
   await writeFile(path.join(root, 'dist/.build-stamp'), new Date().toISOString());
   if (!quiet) console.log(`built in ${Date.now() - started} ms`);

@@ -76,7 +76,14 @@ export type ReviewResult = z.infer<typeof reviewResultSchema>;
 
 // ---- Errors -----------------------------------------------------------------------------------
 
-export const ERROR_TYPES = ['api_error', 'parse_error', 'timeout', 'unknown'] as const;
+export const ERROR_TYPES = [
+  'api_error',
+  'parse_error',
+  'timeout',
+  'unknown',
+  'answer_too_large',
+  'interrupted',
+] as const;
 export type PipelineErrorType = (typeof ERROR_TYPES)[number];
 
 export const errorDetailsSchema = z.object({

@@ -26,11 +26,21 @@ export type UpdateProjectInput = z.infer<typeof updateProjectSchema>;
 export interface Project {
   id: string;
   name: string;
-  /** Canonical repository URL: the origin it was cloned from, or the local path of its repository. */
-  repoUrl: string;
+  /**
+   * Where the repository came from: the URL it was cloned from, or the `origin` of an imported local
+   * repository (credentials removed). Null for a new repository, or a local one without a network origin:
+   * a path on the server is never shown.
+   */
+  repoUrl: string | null;
   defaultBranch: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** GET /api/projects/import-options — what the import dialog may offer on this server. */
+export interface ImportOptions {
+  /** Import from a path on the server is on (the operator set AUTOCODER_IMPORT_ROOTS). */
+  localImport: boolean;
 }
 
 export interface TreeEntry {

@@ -9,6 +9,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { ApiErrorBody } from '../contracts/errors.js';
 import type { Health } from '../contracts/health.js';
 import type { AppDeps, AppEnv } from './deps.js';
+import { type HostRules, hostCheck, hostRulesFor } from './http/host-check.js';
 import { checkOrigin, requireSession } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -22,11 +23,23 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export interface AppOptions {
   /** Built web app to serve (dist/web); omitted in API-only tests. */
   webDir?: string | undefined;
+  /** The Host headers the app answers to, read per request (the port is known once listening). Default: loopback names on port 80. */
+  hosts?: () => HostRules;
 }
+
+const LOOPBACK_ON_PORT_80 = hostRulesFor({
+  publicUrl: undefined,
+  baseDomain: 'localhost',
+  listenHost: '127.0.0.1',
+  port: 80,
+});
 
 /** The composition root: every router, the error mapping and the web app, over the given dependencies. */
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
   const app = new Hono<AppEnv>();
+
+  // First: nothing runs for a request addressed to a foreign host (DNS rebinding).
+  app.use('*', hostCheck(options.hosts ?? (() => LOOPBACK_ON_PORT_80)));
 
   app.use(
     '*',
@@ -68,7 +81,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api/tasks', taskRoutes(deps));
   app.route('/api/tasks', startPipelineRoute(deps.orchestrator));
   app.route('/api/pipeline', pipelineRoutes(deps.orchestrator, deps.events));
-  app.route('/api/sse', sseRoutes(deps, { log: deps.events, settings: deps.sse, shutdown: deps.shutdown }));
+  app.route(
+    '/api/sse',
+    sseRoutes(deps, { log: deps.events, hub: deps.sseHub, settings: deps.sse, shutdown: deps.shutdown }),
+  );
 
   // Counters for operators and benchmarks; signed-in users only.
   app.get('/api/metrics', session, (c) => {

@@ -1,8 +1,10 @@
 import type { DatabaseKind, Db, QueryStats } from './db/client.js';
 import type { Logger } from './lib/logger.js';
+import type { NetworkPolicy } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
+import type { SseHub } from './modules/events/sse-hub.js';
 import type { Orchestrator } from './modules/pipeline/orchestrator.js';
 
 /** Everything a module needs from the outside world, handed in by `createApp(deps)`. */
@@ -13,6 +15,10 @@ export interface AppDeps {
   dbStats: QueryStats;
   /** Root for repositories and other files the app keeps. */
   dataDir: string;
+  /** Directories local paths may be imported from (AUTOCODER_IMPORT_ROOTS); empty: local import is off. */
+  importRoots: readonly string[];
+  /** Which addresses user-chosen URLs (git imports, OpenAI-compatible endpoints) may reach. */
+  network: NetworkPolicy;
   logger: Logger;
   /** Milliseconds since the epoch; tests may move it. */
   now: () => number;
@@ -25,6 +31,8 @@ export interface AppDeps {
   events: EventLog;
   orchestrator: Orchestrator;
   sse: SseSettings;
+  /** Open SSE streams by user and session: the per-user cap, closing on logout and expiry. */
+  sseHub: SseHub;
   /** Aborted when the server shuts down: long-lived responses (SSE) end. */
   shutdown: AbortSignal;
 }

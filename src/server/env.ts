@@ -24,11 +24,45 @@ const envSchema = z.object({
   AUTOCODER_SIMULATOR_URL: z.string().optional(),
   /** Pause between simulated chunks, so a person can watch the agents type. */
   AUTOCODER_SIMULATOR_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(15),
+  /** Absolute directories (":"-separated) whose repositories users may import by path; unset: off. */
+  AUTOCODER_IMPORT_ROOTS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(':').filter(Boolean))
+    .refine(
+      (roots) => roots.every((root) => path.isAbsolute(root)),
+      'every import root must be an absolute path',
+    ),
+  /** Hosts (comma-separated) that user-chosen URLs may reach even on a private or loopback address. */
+  AUTOCODER_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((host) => host.trim())
+        .filter(Boolean),
+    ),
+  /** Open SSE streams per user; opening one more closes that user's oldest. */
+  AUTOCODER_SSE_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** Largest answer accepted from one agent call, in bytes; past it the stream is aborted and the run paused. */
+  AUTOCODER_MAX_ANSWER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy in front of the server. */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
     .default('false')
     .transform((value) => value === 'true' || value === '1'),
+  /** The URL users reach the app at (behind a proxy, or on another port): its host is the only one answered. */
+  AUTOCODER_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, message: 'AUTOCODER_PUBLIC_URL must be an http(s):// URL' })
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  /** Subdomains of this domain are reserved for app previews. */
+  AUTOCODER_BASE_DOMAIN: z.string().min(1).default('localhost'),
 });
 
 export type Env = {
@@ -39,6 +73,8 @@ export type Env = {
   redisUrl: string | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   trustProxy: boolean;
+  publicUrl: string | undefined;
+  baseDomain: string;
   authRequestsPerMinute: number;
   anthropicApiKey: string | undefined;
   anthropicBaseUrl: string | undefined;
@@ -46,6 +82,10 @@ export type Env = {
   openaiApiKey: string | undefined;
   simulatorUrl: string | undefined;
   simulatorDelayMs: number;
+  importRoots: string[];
+  allowedHosts: string[];
+  sseMaxStreamsPerUser: number;
+  maxAnswerBytes: number;
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -64,6 +104,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
+    publicUrl: env.AUTOCODER_PUBLIC_URL || undefined,
+    baseDomain: env.AUTOCODER_BASE_DOMAIN.toLowerCase(),
     authRequestsPerMinute: env.AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE,
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
@@ -71,5 +113,9 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     openaiApiKey: env.OPENAI_API_KEY || undefined,
     simulatorUrl: env.AUTOCODER_SIMULATOR_URL || undefined,
     simulatorDelayMs: env.AUTOCODER_SIMULATOR_DELAY_MS,
+    importRoots: env.AUTOCODER_IMPORT_ROOTS.map((root) => path.resolve(root)),
+    allowedHosts: env.AUTOCODER_ALLOWED_HOSTS,
+    sseMaxStreamsPerUser: env.AUTOCODER_SSE_MAX_STREAMS_PER_USER,
+    maxAnswerBytes: env.AUTOCODER_MAX_ANSWER_BYTES,
   };
 }

@@ -6,7 +6,9 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import { openDatabase } from './db/client.js';
 import { loadEnv } from './env.js';
+import { hostRulesFor } from './http/host-check.js';
 import { createLogger } from './lib/logger.js';
+import { isLoopbackHost } from './lib/network-policy.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
 import { createRuntime } from './runtime.js';
 import { readVersion } from './version.js';
@@ -29,12 +31,15 @@ async function main() {
     url: env.databaseUrl,
     dataDir: path.join(env.dataDir, 'pglite'),
     templateDir: builtPath('pglite-template'),
+    worker: true,
   });
   logger.info('database ready', { database: database.kind, ms: Date.now() - openingStarted });
   const version = readVersion();
   const runtime = await createRuntime({
     database,
     dataDir: env.dataDir,
+    importRoots: env.importRoots,
+    network: { serverOnLoopback: isLoopbackHost(env.host), allowedHosts: env.allowedHosts },
     logger,
     now: Date.now,
     rateLimitStore: createMemoryRateLimitStore(),
@@ -49,16 +54,23 @@ async function main() {
     },
     simulatorUrl: env.simulatorUrl,
     simulatorChunkDelayMs: env.simulatorDelayMs,
+    sse: { maxStreamsPerUser: env.sseMaxStreamsPerUser },
+    maxAnswerBytes: env.maxAnswerBytes,
   });
   await runtime.deps.orchestrator.recoverInterrupted();
-  const app = createApp(runtime.deps, { webDir: builtPath('web') });
+  const hostsOn = (port: number) =>
+    hostRulesFor({ publicUrl: env.publicUrl, baseDomain: env.baseDomain, listenHost: env.host, port });
+  let hosts = hostsOn(env.port);
+  const app = createApp(runtime.deps, { webDir: builtPath('web'), hosts: () => hosts });
 
   const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, (info) => {
+    hosts = hostsOn(info.port); // PORT=0 picks a free port: known only now
     logger.info('AutoCoder is listening', {
       url: `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${info.port}`,
       database: database.kind,
       dataDir: env.dataDir,
       version,
+      hosts: [...hosts.own],
     });
   }) as Server;
 
@@ -73,7 +85,7 @@ async function main() {
       server.closeAllConnections();
     }, 10_000);
     force.unref();
-    // End SSE streams and stop runs (marked failed, commits kept) before the server closes.
+    // End SSE streams and stop runs (paused as interrupted, commits kept) before the server closes.
     const closingRuntime = runtime.close().finally(() => server.closeIdleConnections());
     server.close(async () => {
       clearTimeout(force);

@@ -1,11 +1,15 @@
 import { setMaxListeners } from 'node:events';
 import type { Database } from './db/client.js';
 import type { AppDeps } from './deps.js';
+import { createGuardedFetch } from './lib/guarded-fetch.js';
 import type { Logger } from './lib/logger.js';
+import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
+import { liveSessionIds } from './modules/auth/auth.repo.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
+import { SseHub } from './modules/events/sse-hub.js';
 import { createProvider } from './modules/llm/providers.js';
 import { startSimulator } from './modules/llm/simulator/server.js';
 import { Orchestrator } from './modules/pipeline/orchestrator.js';
@@ -14,6 +18,10 @@ import type { ProviderDefaults } from './modules/pipeline/provider-resolution.js
 export interface RuntimeOptions {
   database: Database;
   dataDir: string;
+  /** AUTOCODER_IMPORT_ROOTS; none by default (local import off). */
+  importRoots?: readonly string[];
+  /** Where user-chosen URLs may go; by default as for a server listening on loopback. */
+  network?: NetworkPolicyOptions;
   logger: Logger;
   now: () => number;
   rateLimitStore: RateLimitStore;
@@ -27,6 +35,8 @@ export interface RuntimeOptions {
   simulatorChunkDelayMs?: number;
   backoffBaseMs?: number;
   maxRunningPerUser?: number;
+  /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
   sse?: Partial<SseSettings>;
   eventLog?: EventLogOptions;
   bus?: EventBus;
@@ -55,6 +65,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.now,
     options.eventLog,
   );
+  const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
+  const guardedFetch = createGuardedFetch(network);
   const orchestrator = new Orchestrator({
     db: options.database.db,
     events,
@@ -62,15 +74,31 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     now: options.now,
     dataDir: options.dataDir,
     providerDefaults: options.providerDefaults,
-    providers: (resolved) => createProvider({ ...resolved, simulatorUrl }),
+    network,
+    providers: (resolved) =>
+      createProvider({
+        ...resolved,
+        simulatorUrl,
+        ...(resolved.openaiUserUrl ? { openaiFetch: guardedFetch } : {}),
+      }),
     ...(options.backoffBaseMs !== undefined ? { backoffBaseMs: options.backoffBaseMs } : {}),
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
+    ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}),
+  });
+  const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
+  const sseHub = new SseHub({
+    maxStreamsPerUser: sse.maxStreamsPerUser,
+    sessionCheckMs: sse.sessionCheckMs,
+    liveSessions: (ids) => liveSessionIds(options.database.db, ids, new Date(options.now())),
+    logger: options.logger,
   });
   const deps: AppDeps = {
     db: options.database.db,
     dbKind: options.database.kind,
     dbStats: options.database.stats,
     dataDir: options.dataDir,
+    importRoots: options.importRoots ?? [],
+    network,
     logger: options.logger,
     now: options.now,
     rateLimitStore: options.rateLimitStore,
@@ -79,7 +107,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     version: options.version,
     events,
     orchestrator,
-    sse: { ...DEFAULT_SSE_SETTINGS, ...options.sse },
+    sse,
+    sseHub,
     shutdown: shutdown.signal,
   };
   return {
@@ -87,6 +116,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     simulatorUrl,
     async close() {
       shutdown.abort();
+      sseHub.close();
       await orchestrator.shutdown();
       await events.close();
       await simulator?.close();

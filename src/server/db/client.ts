@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { PgliteThread } from './pglite-thread.js';
 import { schema } from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -58,25 +59,37 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** An empty, migrated PGlite data dir to copy when `dataDir` does not exist yet (fast first start). */
   templateDir?: string | undefined;
+  /** Run PGlite in a worker thread, so its queries do not hold the server's event loop. */
+  worker?: boolean;
 }
 
-async function openPglite(dataDir: string | undefined, templateDir: string | undefined): Promise<PGlite> {
-  if (!dataDir) return new PGlite();
+type PgliteClient = Pick<PGlite, 'close'>;
+
+async function openPglite(
+  dataDir: string | undefined,
+  templateDir: string | undefined,
+  worker: boolean,
+): Promise<PgliteClient> {
+  const open = async (dir: string | undefined): Promise<PgliteClient> => {
+    if (worker) return PgliteThread.open(dir);
+    const client = dir ? new PGlite(dir) : new PGlite();
+    await client.waitReady;
+    return client;
+  };
+  if (!dataDir) return open(undefined);
   const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
   if (fresh && templateDir && existsSync(path.join(templateDir, 'PG_VERSION'))) {
     await rm(dataDir, { recursive: true, force: true });
     await cp(templateDir, dataDir, { recursive: true });
     try {
-      const copied = new PGlite(dataDir);
-      await copied.waitReady;
-      return copied;
+      return await open(dataDir);
     } catch {
       // A template from another PGlite build: start from an empty directory instead.
       await rm(dataDir, { recursive: true, force: true });
     }
   }
   await mkdir(dataDir, { recursive: true });
-  return new PGlite(dataDir);
+  return open(dataDir);
 }
 
 /** Opens PGlite or PostgreSQL and applies every pending migration. */
@@ -94,9 +107,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     }
     return { db: db as unknown as Db, kind: 'postgres', stats, close: () => pool.end() };
   }
-  const client = await openPglite(options.dataDir, options.templateDir);
+  const client = await openPglite(options.dataDir, options.templateDir, options.worker ?? false);
   const stats: QueryStats = { statements: 0, writes: 0 };
-  const db = drizzlePglite(client, { schema, logger: countingLogger(stats) });
+  // The worker's client has the part of PGlite's interface the driver uses (query, transaction).
+  const db = drizzlePglite(client as PGlite, { schema, logger: countingLogger(stats) });
   try {
     await migratePglite(db, { migrationsFolder: folder });
   } catch (error) {

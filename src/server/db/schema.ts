@@ -45,8 +45,8 @@ export const projects = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
-    /** Canonical URL of the repository: where it was cloned from, or its own path for a new one. */
-    repoUrl: text('repo_url').notNull(),
+    /** Where the repository came from (a network URL, never a server path); null for a new one. */
+    repoUrl: text('repo_url'),
     /** The project's main checkout, inside the data dir. */
     repoPath: text('repo_path').notNull(),
     defaultBranch: text('default_branch').notNull().default('main'),

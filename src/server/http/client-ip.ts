@@ -1,10 +1,13 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 
-/** The client's address: the socket's, or the first X-Forwarded-For hop when a proxy is trusted. */
+/**
+ * The client's address: the socket's, or, when a proxy is trusted, the right-most X-Forwarded-For
+ * hop — the one our proxy appended. Hops left of it are whatever the client chose to send.
+ */
 export function clientIp(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+    const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
     if (forwarded) return forwarded;
   }
   // Requests made in-process (app.request in tests) have no socket.

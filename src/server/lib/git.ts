@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 export class GitError extends Error {
   constructor(
@@ -18,6 +21,15 @@ export interface GitOptions {
   signal?: AbortSignal;
   /** Largest stdout kept, in bytes; past it git is stopped and the result marked truncated. */
   maxOutputBytes?: number;
+  /** Extra `-c name=value` settings, placed before the command. */
+  config?: string[];
+  /**
+   * The command touches a URL a user chose: git gets none of the operator's configuration,
+   * credentials, extra headers or ssh keys, follows no redirect, and speaks http(s) and ssh only.
+   */
+  untrusted?: boolean;
+  /** HOME of a trusted git (the process's own by default); tests give a fake operator home. */
+  home?: string;
 }
 
 export interface GitResult {
@@ -28,24 +40,74 @@ export interface GitResult {
 /** Commits made by AutoCoder itself, whoever the machine's git user is. */
 const IDENTITY = ['-c', 'user.name=AutoCoder', '-c', 'user.email=autocoder@localhost'];
 
+/** Settings that empty what the operator's configuration could add to a request, and limit transports. */
+const UNTRUSTED_CONFIG = [
+  'credential.helper=',
+  'core.askPass=',
+  'http.extraHeader=',
+  'http.followRedirects=false',
+  'http.cookieFile=',
+  'protocol.allow=never',
+  'protocol.http.allow=always',
+  'protocol.https.allow=always',
+  'protocol.ssh.allow=always',
+];
+
+/**
+ * The environment of an untrusted git: an empty HOME of its own, no global or system config, no
+ * prompt, and ssh with no config file, no agent and no identity (host keys are accepted on first
+ * use into that empty HOME: there is nothing to compare them with).
+ */
+function untrustedEnv(home: string): NodeJS.ProcessEnv {
+  const knownHosts = path.join(home, 'known_hosts').replace(/'/g, `'\\''`);
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: home,
+    LANG: 'C',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_SSH_COMMAND: [
+      'ssh -F /dev/null -o IdentitiesOnly=yes -o IdentityFile=none -o IdentityAgent=none',
+      '-o BatchMode=yes -o ConnectTimeout=15',
+      `-o StrictHostKeyChecking=accept-new -o UserKnownHostsFile='${knownHosts}'`,
+    ].join(' '),
+  };
+}
+
 /**
  * Runs git without a shell. Prompts are disabled (a clone that needs credentials fails
- * instead of hanging) and the `ext::` transport is refused.
+ * instead of hanging) and the `ext::` transport is refused. See `untrusted` for user URLs.
  */
-export function git(args: string[], options: GitOptions = {}): Promise<GitResult> {
+export async function git(args: string[], options: GitOptions = {}): Promise<GitResult> {
+  if (!options.untrusted) return runGit(args, options);
+  const home = await mkdtemp(path.join(tmpdir(), 'autocoder-git-home-'));
+  try {
+    return await runGit(args, options, home);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+function runGit(args: string[], options: GitOptions, untrustedHome?: string): Promise<GitResult> {
   const { cwd, timeoutMs = 60_000, signal, maxOutputBytes = 64 * 1024 * 1024 } = options;
+  const config = [...(untrustedHome ? UNTRUSTED_CONFIG : []), ...(options.config ?? [])];
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...IDENTITY, '-c', 'protocol.ext.allow=never', ...args], {
+    const settings = config.flatMap((pair) => ['-c', pair]);
+    const child = spawn('git', [...IDENTITY, '-c', 'protocol.ext.allow=never', ...settings, ...args], {
       cwd,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: process.env.HOME ?? '/tmp',
-        LANG: 'C',
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_ASKPASS: 'echo',
-        SSH_ASKPASS: 'echo',
-        GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=15',
-      },
+      env: untrustedHome
+        ? untrustedEnv(untrustedHome)
+        : {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            HOME: options.home ?? process.env.HOME ?? '/tmp',
+            LANG: 'C',
+            GIT_TERMINAL_PROMPT: '0',
+            GIT_ASKPASS: 'echo',
+            SSH_ASKPASS: 'echo',
+            GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=15',
+          },
       stdio: ['ignore', 'pipe', 'pipe'],
       signal,
       timeout: timeoutMs,

@@ -1,8 +1,10 @@
 /** A fixed-window counter store. In-process now; a Redis implementation can stand behind the same interface. */
 export interface RateLimitStore {
-  /** Adds `cost` to the key's window and returns the new count and when the window ends (ms since epoch). */
+  /**
+   * Adds `cost` to the key's window and returns the new count and when the window ends (ms since
+   * epoch), as one atomic step: concurrent hits each see a distinct count.
+   */
   hit(key: string, windowMs: number, now: number, cost?: number): Promise<{ count: number; resetAt: number }>;
-  peek(key: string, now: number): Promise<{ count: number; resetAt: number } | null>;
   reset(key: string): Promise<void>;
 }
 
@@ -22,10 +24,6 @@ export function createMemoryRateLimitStore(maxKeys = 100_000): RateLimitStore {
       }
       entry.count += cost;
       return { ...entry };
-    },
-    async peek(key, now) {
-      const entry = windows.get(key);
-      return entry && entry.resetAt > now ? { ...entry } : null;
     },
     async reset(key) {
       windows.delete(key);

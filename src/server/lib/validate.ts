@@ -23,11 +23,38 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.out
   return result.data;
 }
 
-/** Reads the JSON body of a request; malformed JSON is a 400 INVALID_JSON, never a 500. */
+/** Deepest nesting of arrays and objects a request body may have. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * True when the JSON text nests arrays/objects deeper than `max`. One linear pass, so it can run
+ * before JSON.parse: a body of 100k `[` must not reach the (recursive) schema check.
+ */
+export function jsonNestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > max) return true;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** Reads the JSON body of a request; malformed or too deeply nested JSON is a 400 INVALID_JSON, never a 500. */
 export async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
   let body: unknown;
   try {
     const text = await c.req.text();
+    if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      throw new AppError('INVALID_JSON', `Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
     body = text.trim() === '' ? {} : JSON.parse(text);
   } catch (error) {
     if (error instanceof AppError) throw error;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type App, createApp } from '../app.js';
 import type { Database } from '../db/client.js';
 import type { AppDeps } from '../deps.js';
+import { LOOPBACK_NAMES } from '../http/host-check.js';
 import { createLogger } from '../lib/logger.js';
 import { createMemoryRateLimitStore, type RateLimits } from '../lib/rate-limit.js';
 import { createRuntime, type RuntimeOptions } from '../runtime.js';
@@ -26,6 +27,8 @@ export interface TestApp {
 }
 
 export interface TestAppOptions {
+  /** A database opened by the test (closed with the app); by default a fresh test database. */
+  database?: Database;
   deps?: Partial<AppDeps>;
   runtime?: Partial<Omit<RuntimeOptions, 'database' | 'dataDir' | 'logger' | 'now'>>;
 }
@@ -35,7 +38,7 @@ export interface TestAppOptions {
  * data dir and a real simulator on a loopback port streaming at full speed.
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase();
+  const database = options.database ?? (await openTestDatabase());
   const dataDir = await mkdtemp(path.join(tmpdir(), 'autocoder-test-'));
   let offset = 0;
   const runtime = await createRuntime({
@@ -55,7 +58,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const deps: AppDeps = { ...runtime.deps, ...options.deps };
   return {
-    app: createApp(deps),
+    // Its own host: loopback names, port-less (app.request) or on whatever port a test serves it.
+    app: createApp(deps, {
+      hosts: () => ({ own: new Set(), ownOnAnyPort: new Set(LOOPBACK_NAMES), baseDomain: 'localhost' }),
+    }),
     deps,
     database,
     simulatorUrl: runtime.simulatorUrl,

@@ -1,4 +1,4 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { sessions, users } from '../../db/schema.js';
 
@@ -42,4 +42,14 @@ export async function findSessionUser(db: Db, sessionId: string, now: Date) {
 
 export async function deleteSession(db: Db, sessionId: string) {
   await db.delete(sessions).where(eq(sessions.id, sessionId));
+}
+
+/** Of the given session ids, those that exist and have not expired (one query for any number). */
+export async function liveSessionIds(db: Db, sessionIds: string[], now: Date): Promise<Set<string>> {
+  if (sessionIds.length === 0) return new Set();
+  const rows = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(inArray(sessions.id, sessionIds), gt(sessions.expiresAt, now)));
+  return new Set(rows.map((row) => row.id));
 }

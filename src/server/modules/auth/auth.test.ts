@@ -159,6 +159,62 @@ describe('rate limits', () => {
     expect(later.status).toBe(200);
   });
 
+  it('counts parallel wrong passwords before verifying them: exactly the limit get 401', async () => {
+    const email = 'parallel-victim@example.com';
+    await new TestClient(t.app).post('/api/auth/register', { email, password: 'right-password' });
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        new TestClient(t.app)
+          .post('/api/auth/login', { email, password: `guess-${i}` })
+          .then((r) => r.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+  });
+
+  it('clears the failed-login count on a successful login', async () => {
+    const email = 'forgetful@example.com';
+    await new TestClient(t.app).post('/api/auth/register', { email, password: 'right-password' });
+    const attempt = (password: string) => new TestClient(t.app).post('/api/auth/login', { email, password });
+    for (let i = 0; i < 9; i++) expect((await attempt(`typo-${i}`)).status).toBe(401);
+    expect((await attempt('right-password')).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await attempt(`typo-again-${i}`)).status).toBe(401);
+    expect((await attempt('right-password')).status).toBe(429);
+  });
+
+  it('behind TRUST_PROXY, limits by the right-most X-Forwarded-For hop, not what the client prepends', async () => {
+    const local = await createTestApp({
+      deps: { trustProxy: true },
+      runtime: {
+        rateLimits: {
+          perIp: { max: 3, windowMs: 60_000 },
+          failedLoginsPerEmail: { max: 100, windowMs: 60_000 },
+        },
+      },
+    });
+    try {
+      const login = (forwardedFor: string) =>
+        new TestClient(local.app)
+          .request(
+            'POST',
+            '/api/auth/login',
+            { email: 'x@example.com', password: 'whatever1' },
+            {
+              'x-forwarded-for': forwardedFor,
+            },
+          )
+          .then((r) => r.status);
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push(await login(`10.0.0.${i}, 203.0.113.7`));
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      // Another client behind the same proxy has its own count.
+      expect(await login('10.0.0.1, 203.0.113.8')).toBe(401);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('limits login and register requests per address', async () => {
     const local = await createTestApp({
       runtime: {

@@ -54,16 +54,18 @@ const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid em
 
 /**
  * Checks credentials. Every failure — unknown email, wrong password, malformed input —
- * is the same 401, and failed attempts count against the email's rate limit.
+ * is the same 401. Each attempt counts against the email's limit before the password is
+ * verified (one atomic increment), so parallel guesses cannot all slip under it; a success
+ * clears the count.
  */
 export async function login(deps: AppDeps, input: LoginInput): Promise<IssuedSession> {
   const limit = deps.rateLimits.failedLoginsPerEmail;
   const key = `login-fail:${input.email}`;
   const now = deps.now();
-  const seen = await deps.rateLimitStore.peek(key, now);
-  if (seen && seen.count >= limit.max) {
+  const attempts = await deps.rateLimitStore.hit(key, limit.windowMs, now);
+  if (attempts.count > limit.max) {
     throw new AppError('RATE_LIMITED', 'Too many failed sign-in attempts. Try again later.', {
-      retryAfter: Math.max(1, Math.ceil((seen.resetAt - now) / 1000)),
+      retryAfter: Math.max(1, Math.ceil((attempts.resetAt - now) / 1000)),
     });
   }
   const user = input.email ? await findUserByEmail(deps.db, input.email) : null;
@@ -71,10 +73,7 @@ export async function login(deps: AppDeps, input: LoginInput): Promise<IssuedSes
   const ok = user
     ? await verify(user.passwordHash, input.password)
     : await verify(await dummyHash, input.password).then(() => false);
-  if (!user || !ok) {
-    await deps.rateLimitStore.hit(key, limit.windowMs, now);
-    throw invalidCredentials();
-  }
+  if (!user || !ok) throw invalidCredentials();
   await deps.rateLimitStore.reset(key);
   return issueSession(deps, { id: user.id, email: user.email, createdAt: user.createdAt });
 }
@@ -98,11 +97,12 @@ function recentSessionsOf(db: Db) {
   return cache;
 }
 
-/** Ends the session on the server: its cookie stops working at once. */
+/** Ends the session on the server: its cookie stops working and its event streams close at once. */
 export async function logout(deps: AppDeps, token: string): Promise<void> {
   const sessionId = sessionIdOf(token);
   recentSessionsOf(deps.db).delete(sessionId);
   await deleteSession(deps.db, sessionId);
+  deps.sseHub.endSession(sessionId);
 }
 
 /** The user a session token belongs to, or null when it is unknown or expired. */

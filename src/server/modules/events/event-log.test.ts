@@ -116,3 +116,67 @@ describe('EventLog', () => {
     expect(await countEvents(database.db)).toBe(before + 2);
   });
 });
+
+describe('EventLog.appendChunk', () => {
+  const runId = '00000000-0000-4000-8000-000000000001';
+  const piece = (agent: 'planner' | 'coder', text: string, timestamp = 1) => ({
+    runId,
+    agent,
+    chunk: text,
+    timestamp,
+  });
+  const summary = (events: StoredEvent[]) =>
+    events.map((e) => (e.type === 'agent-log' ? `${e.data.agent}:${e.data.chunk}` : e.type));
+
+  it('makes one event of consecutive chunks of one agent within the window, in order', async () => {
+    const log = newLog({ coalesceMs: 20 });
+    const stream = freshStream();
+    const published: StoredEvent[] = [];
+    log.bus.subscribe(stream, (e) => published.push(e));
+    for (let i = 0; i < 100; i++) log.appendChunk(stream, runId, piece('coder', `${i},`, 1000 + i));
+    await eventually(() => published.length === 1, 'the coalesced event');
+    const text = Array.from({ length: 100 }, (_, i) => `${i},`).join('');
+    expect(summary(published)).toEqual([`coder:${text}`]);
+    expect(published[0]).toMatchObject({ id: 1, data: { timestamp: 1000 } });
+    expect(summary(await log.replay(stream, 0))).toEqual([`coder:${text}`]);
+    await log.close();
+  });
+
+  it('starts a new event for another agent, after the window, and before any other event', async () => {
+    const log = newLog({ coalesceMs: 20 });
+    const stream = freshStream();
+    log.appendChunk(stream, runId, piece('planner', 'a'));
+    log.appendChunk(stream, runId, piece('planner', 'b'));
+    log.appendChunk(stream, runId, piece('coder', 'c'));
+    log.appendChunk(stream, runId, piece('coder', 'd'));
+    const phase = log.append(stream, {
+      type: 'phase-change',
+      data: { runId, phase: 'coding', status: 'running', timestamp: 2 },
+    } as PipelineEvent);
+    log.appendChunk(stream, runId, piece('coder', 'e'));
+    await phase;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    log.appendChunk(stream, runId, piece('coder', 'f'));
+    const replayed = await log.replay(stream, 0);
+    expect(summary(replayed)).toEqual(['planner:ab', 'coder:cd', 'phase-change', 'coder:e', 'coder:f']);
+    expect(replayed.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
+    await log.close();
+  });
+
+  it('writes far fewer rows than chunks for a fast stream, losing no text', async () => {
+    const log = newLog({ coalesceMs: 5 });
+    const stream = freshStream();
+    let sent = '';
+    for (let i = 0; i < 2000; i++) {
+      const text = `tok${i} `;
+      sent += text;
+      log.appendChunk(stream, runId, piece('coder', text));
+      if (i % 100 === 0) await new Promise((resolve) => setTimeout(resolve, 6));
+    }
+    await log.flush();
+    const stored = await log.replay(stream, 0);
+    expect(stored.length).toBeLessThan(100);
+    expect(stored.map((e) => (e.type === 'agent-log' ? e.data.chunk : '')).join('')).toBe(sent);
+    await log.close();
+  });
+});

@@ -9,6 +9,19 @@ export interface EventLogOptions {
   flushIntervalMs?: number;
   /** …or as soon as this many are pending. */
   maxBatch?: number;
+  /** Consecutive `agent-log` chunks of one agent within this window become one event (0: never). */
+  coalesceMs?: number;
+}
+
+type AgentLogData = Extract<PipelineEvent, { type: 'agent-log' }>['data'];
+
+/** A coalesced chunk stops growing at this size, so one event stays small. */
+const MAX_COALESCED_CHARS = 16 * 1024;
+
+interface OpenChunk {
+  runId: string | null;
+  data: AgentLogData;
+  timer: NodeJS.Timeout;
 }
 
 export interface EventLogStats {
@@ -31,6 +44,9 @@ export class EventLog {
   private flushing: Promise<void> = Promise.resolve();
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
+  private readonly coalesceMs: number;
+  /** Per stream, the agent-log event still taking chunks. */
+  private readonly openChunks = new Map<string, OpenChunk>();
   readonly stats: EventLogStats = { writes: 0, persisted: 0 };
 
   constructor(
@@ -42,6 +58,7 @@ export class EventLog {
   ) {
     this.flushIntervalMs = options.flushIntervalMs ?? 200;
     this.maxBatch = options.maxBatch ?? 500;
+    this.coalesceMs = options.coalesceMs ?? 5;
   }
 
   private counter(stream: string) {
@@ -54,8 +71,49 @@ export class EventLog {
     return entry;
   }
 
+  /**
+   * An agent's streamed text. Consecutive chunks of one agent on a stream within `coalesceMs`
+   * of the first become one event, so a fast provider costs a few events per window rather
+   * than one per token; any other event on the stream ends the window first, so order holds.
+   */
+  appendChunk(stream: string, runId: string | null, data: AgentLogData): void {
+    const open = this.openChunks.get(stream);
+    if (
+      open &&
+      open.runId === runId &&
+      open.data.agent === data.agent &&
+      open.data.chunk.length < MAX_COALESCED_CHARS
+    ) {
+      open.data.chunk += data.chunk;
+      return;
+    }
+    this.closeChunk(stream);
+    const copy = { ...data };
+    if (this.coalesceMs <= 0) {
+      this.appendQuietly(stream, { type: 'agent-log', data: copy }, runId);
+      return;
+    }
+    const timer = setTimeout(() => this.closeChunk(stream), this.coalesceMs);
+    this.openChunks.set(stream, { runId, data: copy, timer });
+  }
+
+  private closeChunk(stream: string): Promise<unknown> | undefined {
+    const open = this.openChunks.get(stream);
+    if (!open) return undefined;
+    this.openChunks.delete(stream);
+    clearTimeout(open.timer);
+    return this.appendQuietly(stream, { type: 'agent-log', data: open.data }, open.runId);
+  }
+
+  private appendQuietly(stream: string, event: PipelineEvent, runId: string | null): Promise<unknown> {
+    return this.append(stream, event, runId).catch((error: unknown) =>
+      this.logger.error('event could not be appended', { stream, error }),
+    );
+  }
+
   /** Numbers, publishes and queues an event. Events appended to one stream keep their order. */
   async append(stream: string, event: PipelineEvent, runId: string | null = null): Promise<StoredEvent> {
+    this.closeChunk(stream);
     const counter = await this.counter(stream);
     counter.seq += 1;
     const stored = { ...event, id: counter.seq } as StoredEvent;
@@ -75,6 +133,9 @@ export class EventLog {
 
   /** Writes everything pending in one INSERT; concurrent calls queue behind each other. */
   flush(): Promise<void> {
+    // Chunks still coalescing are appended first, so the batch (and a replay after it) holds them.
+    const closing = [...this.openChunks.keys()].map((stream) => this.closeChunk(stream));
+    if (closing.length > 0) return Promise.allSettled(closing).then(() => this.flush());
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;

@@ -1,5 +1,5 @@
-import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import type { HttpBindings } from '@hono/node-server';
+import { type Context, Hono } from 'hono';
 import type { AppDeps, AppEnv } from '../../deps.js';
 import { readId } from '../../lib/validate.js';
 import { latestRunOfTask } from '../pipeline/runs.repo.js';
@@ -9,14 +9,18 @@ import { projectStream, taskStream } from './bus.js';
 import type { EventLog } from './event-log.js';
 import { firstSeqOfRun } from './events.repo.js';
 import { lastEventIdOf, pumpEvents, type SseSettings } from './sse.js';
+import type { SseHub } from './sse-hub.js';
+import { SseStream } from './sse-stream.js';
 
 export interface SseDeps {
   log: EventLog;
+  hub: SseHub;
   settings: SseSettings;
   shutdown: AbortSignal;
 }
 
 const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
   'Cache-Control': 'no-cache, no-transform',
   Connection: 'keep-alive',
   'X-Accel-Buffering': 'no',
@@ -29,6 +33,22 @@ const SSE_HEADERS = {
  * GET /api/sse/projects/:projectId — task moves and run summaries for the board.
  */
 export function sseRoutes(deps: AppDeps, sse: SseDeps) {
+  /** Opens the stream, registers it with the hub and answers with its body. */
+  const serve = (c: Context<AppEnv>, stream: string, afterSeq: number) => {
+    // On the Node server the socket itself can be cut when a stalled client must go.
+    const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+    const out = new SseStream({
+      maxQueueBytes: sse.settings.maxQueueBytes,
+      ...(outgoing ? { destroy: () => outgoing.destroy() } : {}),
+    });
+    sse.hub.add(out, c.var.user.id, c.var.sessionId);
+    pumpEvents(out, { ...sse, stream, afterSeq, now: deps.now }).catch((error: unknown) => {
+      deps.logger.error('event stream failed', { stream, error });
+      out.end('error');
+    });
+    return new Response(out.body, { status: 200, headers: SSE_HEADERS });
+  };
+
   return new Hono<AppEnv>()
     .get('/projects/:projectId', async (c) => {
       const project = await getOwnedProject(deps, c.var.user.id, readId(c, 'projectId', 'project'));
@@ -36,8 +56,7 @@ export function sseRoutes(deps: AppDeps, sse: SseDeps) {
       const after =
         lastEventIdOf(c.req.header('last-event-id'), c.req.query('lastEventId')) ??
         (await sse.log.lastSeq(stream));
-      c.header('X-Accel-Buffering', 'no');
-      return streamSSE(c, (api) => pumpEvents(api, { ...sse, stream, afterSeq: after, now: deps.now }));
+      return serve(c, stream, after);
     })
     .get('/:taskId', async (c) => {
       const task = await getOwnedTask(deps, c.var.user.id, readId(c, 'taskId', 'task'));
@@ -49,8 +68,6 @@ export function sseRoutes(deps: AppDeps, sse: SseDeps) {
         const first = run ? await firstSeqOfRun(deps.db, stream, run.id) : null;
         after = first !== null ? first - 1 : await sse.log.lastSeq(stream);
       }
-      for (const [key, value] of Object.entries(SSE_HEADERS)) c.header(key, value);
-      const afterSeq = after;
-      return streamSSE(c, (api) => pumpEvents(api, { ...sse, stream, afterSeq, now: deps.now }));
+      return serve(c, stream, after);
     });
 }

@@ -21,7 +21,23 @@ export interface FailureContext {
   timedOutAfterMs?: number;
   /** Values to remove from the message (the keys in use). */
   secrets: ReadonlyArray<string | undefined>;
+  /**
+   * False for an endpoint a user may have chosen: its answers are not repeated (they could be any
+   * internal page), only the status and a fixed description. True by default.
+   */
+  quoteBody?: boolean;
 }
+
+/** What an error of each kind is called when the endpoint's own words are not repeated. */
+const FIXED_DESCRIPTIONS: Record<LlmErrorKind, string> = {
+  auth: 'the endpoint refused the credentials',
+  rate_limit: 'rate limited by the endpoint',
+  overloaded: 'the endpoint is overloaded',
+  server: 'the endpoint failed',
+  network: 'the endpoint timed out',
+  bad_request: 'the endpoint refused the request',
+  aborted: 'the request was cancelled',
+};
 
 /** Error `type` strings (Anthropic's, also sent by many OpenAI-compatible servers) → kind. */
 const TYPE_KINDS: Record<string, LlmErrorKind> = {
@@ -134,16 +150,18 @@ export function toLlmError(error: unknown, ctx: FailureContext): LlmError {
   }
   if (isApiError(error)) {
     const { kind, status } = classifyApiError(error);
-    return new LlmError(
-      kind,
-      clean(describeApiError(error)),
-      status,
-      retryAfterMs(error.headers ?? undefined),
-    );
+    const description =
+      ctx.quoteBody === false
+        ? [status, FIXED_DESCRIPTIONS[kind]].filter(Boolean).join(' ')
+        : describeApiError(error);
+    return new LlmError(kind, clean(description), status, retryAfterMs(error.headers ?? undefined));
   }
   // The socket closed mid-body ("terminated"), a reset, or a malformed SSE frame: the provider's side failed.
   const message = (error instanceof Error ? error.message : String(error)) || 'unknown failure';
-  if (error instanceof SyntaxError)
-    return new LlmError('server', clean(`unreadable stream data (${message})`));
+  if (error instanceof SyntaxError) {
+    // A parser's message quotes the text it could not parse.
+    const detail = ctx.quoteBody === false ? '' : ` (${message})`;
+    return new LlmError('server', clean(`unreadable stream data${detail}`));
+  }
   return new LlmError('network', clean(`the connection failed or was cut (${message})`));
 }

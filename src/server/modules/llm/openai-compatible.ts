@@ -13,6 +13,8 @@ export interface OpenAiProviderOptions {
   baseURL: string;
   /** Longest wait for response headers and, once streaming, between two chunks. */
   timeoutMs?: number;
+  /** The fetch to call the endpoint with: a guarded one for a URL a user chose. */
+  fetch?: typeof fetch;
 }
 
 /** Any chat.completions endpoint, streamed with usage reporting. No SDK retries. */
@@ -29,6 +31,7 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): LlmProvider {
     baseURL: opts.baseURL,
     maxRetries: 0,
     timeout: idleMs,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
 
   async function stream(request: LlmRequest): Promise<LlmResponse> {
@@ -83,6 +86,8 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): LlmProvider {
         aborted: guard.userAborted,
         timedOutAfterMs: guard.timedOutAfterMs,
         secrets: [opts.apiKey],
+        // The endpoint may be one a user typed: what it answers is never repeated.
+        quoteBody: false,
       });
     } finally {
       guard.dispose();

@@ -22,6 +22,8 @@ export interface CreateProviderOptions {
   openaiBaseUrl?: string;
   /** Key for that endpoint; optional for local servers. */
   openaiKey?: string;
+  /** The fetch for that endpoint (a guarded one when a user chose it). */
+  openaiFetch?: typeof fetch;
   /** Where the simulator listens (its handle's `url`). */
   simulatorUrl?: string;
   /** The run: the simulator keeps per-run scenario counters by it. */
@@ -51,6 +53,7 @@ export function createProvider(opts: CreateProviderOptions): LlmProvider {
       return createOpenAiProvider({
         baseURL: opts.openaiBaseUrl,
         ...(opts.openaiKey ? { apiKey: opts.openaiKey } : {}),
+        ...(opts.openaiFetch ? { fetch: opts.openaiFetch } : {}),
         ...timeout,
       });
     }

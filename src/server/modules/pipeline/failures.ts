@@ -2,7 +2,7 @@ import { type ErrorDetails, MAX_RETRIES } from '../../../contracts/pipeline.js';
 import { AppError } from '../../lib/errors.js';
 import { GitError } from '../../lib/git.js';
 import { LlmError } from '../llm/provider.js';
-import { AgentOutputError } from './agents/agent-base.js';
+import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
 import { agentOf, type RunCursor } from './run-context.js';
 
 /**
@@ -36,6 +36,12 @@ export function describeFailure(
         retryable,
         ...(error.status ? { statusCode: error.status } : {}),
       },
+      logAsBug: false,
+    };
+  }
+  if (error instanceof AnswerTooLargeError) {
+    return {
+      details: { ...base, type: 'answer_too_large', message: error.message, retryable: true },
       logAsBug: false,
     };
   }

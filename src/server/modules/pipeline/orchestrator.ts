@@ -13,8 +13,10 @@ import {
 import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { AppError } from '../../lib/errors.js';
+import { resolveAllowed } from '../../lib/guarded-fetch.js';
 import { KeyedMutex } from '../../lib/keyed-mutex.js';
 import type { Logger } from '../../lib/logger.js';
+import type { NetworkPolicy } from '../../lib/network-policy.js';
 import { taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
 import type { LlmProvider } from '../llm/provider.js';
@@ -31,7 +33,7 @@ import { RunEvents } from './run-events.js';
 import { RunExecutor } from './run-executor.js';
 import { toRunDetail, toRunSummary } from './run-view.js';
 import {
-  countRunningForUser,
+  countActiveForUser,
   findRun,
   insertRun,
   latestRunOfTask,
@@ -52,10 +54,14 @@ export interface OrchestratorDeps {
   dataDir: string;
   providers: ProviderFactory;
   providerDefaults: ProviderDefaults;
+  /** Where a user-chosen provider URL may go; checked before a run starts, and again on every connection. */
+  network?: NetworkPolicy;
   /** First retry waits this long, then twice as long each time (BR-04-017: 1 s, 2 s, 4 s). */
   backoffBaseMs?: number;
   /** Running pipelines per user (NFR-04-009). */
   maxRunningPerUser?: number;
+  /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
 }
 
 /**
@@ -78,6 +84,7 @@ export class Orchestrator {
       logger: deps.logger,
       now: deps.now,
       budgets: { repoMap: 20_000, files: 60_000, diff: 120_000 },
+      ...(deps.maxAnswerBytes !== undefined ? { maxAnswerBytes: deps.maxAnswerBytes } : {}),
     });
     this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
     this.maxRunningPerUser = deps.maxRunningPerUser ?? 5;
@@ -91,7 +98,7 @@ export class Orchestrator {
     secrets: RequestSecrets,
   ): Promise<{ runId: string }> {
     const provider = options.provider ?? 'anthropic';
-    const resolved = resolveProvider(provider, options, secrets, this.deps.providerDefaults);
+    const resolved = await this.resolve(provider, options, secrets);
     const task = await getOwnedTask(this.deps, userId, taskId);
     if (task.status !== 'backlog' && task.status !== 'spec') {
       throw new AppError(
@@ -172,24 +179,22 @@ export class Orchestrator {
     if (cursor.retryCount >= MAX_RETRIES) {
       throw new AppError('INVALID_PIPELINE_STATE', `This step was already retried ${MAX_RETRIES} times`);
     }
-    const resolved = resolveProvider(
-      run.provider as ProviderId,
-      { ...options },
-      secrets,
-      this.deps.providerDefaults,
-    );
+    const resolved = await this.resolve(run.provider as ProviderId, options, secrets);
     const retryCount = cursor.retryCount + 1;
     const next: RunCursor = { ...cursor, retryCount };
     const configs = options.agents
       ? agentConfigs(options)
       : (run.agentConfigs as Record<AgentType, AgentConfig>);
-    const updated = await this.withRunningSlot(userId, () =>
-      this.events.updateRun(
-        task.projectId,
-        run.id,
-        { status: 'running', phase: cursor.phase, cursor: next, errorDetails: null, agentConfigs: configs },
-        ['paused'],
-      ),
+    const updated = await this.withRunningSlot(
+      userId,
+      () =>
+        this.events.updateRun(
+          task.projectId,
+          run.id,
+          { status: 'running', phase: cursor.phase, cursor: next, errorDetails: null, agentConfigs: configs },
+          ['paused'],
+        ),
+      run.id,
     );
     if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'Only a paused pipeline can be retried');
     const delay = this.backoffBaseMs * 2 ** (retryCount - 1);
@@ -221,7 +226,7 @@ export class Orchestrator {
     if (run?.status !== 'passed' || task.status !== 'review') {
       throw new AppError('INVALID_PIPELINE_STATE', 'Changes can be requested only for a task in Review');
     }
-    const resolved = resolveProvider(run.provider as ProviderId, input, secrets, this.deps.providerDefaults);
+    const resolved = await this.resolve(run.provider as ProviderId, input, secrets);
     const iteration = run.iteration + 1;
     const subtasks = (run.subtasks as Subtask[] | null) ?? [];
     const cursor: RunCursor = {
@@ -309,33 +314,54 @@ export class Orchestrator {
   }
 
   /**
-   * At start-up: runs a previous process left running are marked failed with the reason
-   * and their tasks go back to backlog. Their commits stay on their branches; events stay.
+   * At start-up: runs a previous process left running are paused with a retryable error of
+   * type `interrupted`; Retry resumes each at its saved cursor, on its branch, with its commits.
    */
   async recoverInterrupted(): Promise<number> {
     const stale = await runningRuns(this.deps.db);
     for (const { run, projectId } of stale) {
-      await this.runs.failInterrupted(run, projectId, 'The server stopped while this run was in progress');
+      await this.runs.pauseInterrupted(run, projectId, 'The server stopped while this run was in progress');
     }
-    if (stale.length) this.deps.logger.warn('marked interrupted runs as failed', { count: stale.length });
+    if (stale.length) this.deps.logger.warn('paused interrupted runs', { count: stale.length });
     return stale.length;
   }
 
   /**
-   * Runs `setRunning` (which makes one of the user's runs running) only while the user has
-   * fewer than the maximum running (NFR-04-009). Counting and writing hold the user's lock, so
-   * simultaneous starts cannot all pass the count.
+   * The run's provider; a base URL the user chose must lead to an address the network policy allows
+   * (400 ADDRESS_NOT_ALLOWED). A name that does not resolve is left for the run to report.
    */
-  private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>): Promise<T> {
+  private async resolve(
+    provider: ProviderId,
+    options: Pick<RunOptions, 'openaiBaseUrl' | 'scenario'>,
+    secrets: RequestSecrets,
+  ): Promise<ResolvedProvider> {
+    const resolved = resolveProvider(provider, options, secrets, this.deps.providerDefaults);
+    if (resolved.openaiUserUrl && resolved.openaiBaseUrl && this.deps.network) {
+      await resolveAllowed(this.deps.network, new URL(resolved.openaiBaseUrl).hostname).catch(
+        (error: unknown) => {
+          if (error instanceof AppError) throw error;
+        },
+      );
+    }
+    return resolved;
+  }
+
+  /**
+   * Runs `setRunning` (which makes one of the user's runs running) only while the user has
+   * fewer than the maximum active — running or paused — other than `ownRunId`, the paused run
+   * being resumed (NFR-04-009). Counting and writing hold the user's lock, so simultaneous
+   * starts cannot all pass the count.
+   */
+  private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>, ownRunId?: string): Promise<T> {
     return this.userLocks.run(userId, async () => {
-      if ((await countRunningForUser(this.deps.db, userId)) >= this.maxRunningPerUser) {
+      if ((await countActiveForUser(this.deps.db, userId, ownRunId)) >= this.maxRunningPerUser) {
         throw new AppError('TOO_MANY_PIPELINES', 'Maximum concurrent pipelines reached');
       }
       return setRunning();
     });
   }
 
-  /** Stops every run of this process (shutdown): aborted, marked failed, tasks back to backlog. */
+  /** Stops every run of this process (shutdown): aborted and paused as interrupted, to be retried. */
   shutdown(): Promise<void> {
     return this.runs.shutdown();
   }

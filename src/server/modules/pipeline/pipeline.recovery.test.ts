@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../../contracts/pipeline.js';
 import { createLogger } from '../../lib/logger.js';
@@ -6,12 +8,14 @@ import type { TestApp } from '../../testing/test-app.js';
 import { Orchestrator } from './orchestrator.js';
 import type { LlmProxy } from './testing/llm-proxy.js';
 import {
+  commitSubjects,
   createProxiedTestApp,
   gitIn,
   LONG_TEST_MS,
   newTask,
   type ProxiedTestApp,
   phaseSequence,
+  post,
   repoOf,
   runRow,
   runToEnd,
@@ -50,7 +54,7 @@ function restartedOrchestrator() {
 
 describe('a run interrupted by a crash', () => {
   it(
-    'is marked failed at the next start-up, naming its branch; the task goes back to Backlog',
+    'is paused as interrupted at the next start-up; Retry resumes it on its branch, committing each subtask once',
     async () => {
       const { client, taskId, projectId } = await newTask(t, { title: 'Survive a crash' });
       // A paused run must survive the restart as it is.
@@ -81,44 +85,51 @@ describe('a run interrupted by a crash', () => {
       await t.deps.orchestrator.idle();
 
       const run = await statusOf(client, taskId);
-      expect(run).toMatchObject({ runId, status: 'failed', phase: 'failed' });
-      expect(run.completedAt).not.toBeNull();
-      expect(run.errorDetails).toMatchObject({ type: 'unknown', retryable: false });
+      expect(run).toMatchObject({ runId, status: 'paused', phase: 'paused' });
+      expect(run.completedAt).toBeNull();
+      expect(run.errorDetails).toMatchObject({ type: 'interrupted', retryable: true, failedAgent: 'coder' });
       expect(run.errorDetails?.message).toMatch(/stopped while this run was in progress/);
       expect(run.errorDetails?.message).toContain(run.branch!);
-      expect(await taskStatusOf(client, taskId)).toBe('backlog');
+      expect(await taskStatusOf(client, taskId)).toBe('building');
       expect((await statusOf(other.client, other.taskId)).status).toBe('paused');
 
-      // The commit made before the crash is still on the branch.
+      // The commit made before the crash is still on the branch, and the worktree is kept for the retry.
       const { repoPath } = await repoOf(t, projectId);
       expect(run.headCommit).not.toBeNull();
       expect((await gitIn(repoPath, ['rev-parse', `refs/heads/${run.branch}`])).trim()).toBe(run.headCommit);
-      expect(
-        (await gitIn(repoPath, ['rev-list', '--count', `${run.baseCommit}..${run.branch}`])).trim(),
-      ).toBe('1');
-      // Its worktree is given back, as for any failed run.
       const row = await runRow(t, runId);
-      expect(existsSync(row.worktreePath!)).toBe(false);
-      expect((await worktreePaths(repoPath)).some((p) => p.endsWith(runId))).toBe(false);
+      expect(existsSync(row.worktreePath!)).toBe(true);
+      expect((await worktreePaths(repoPath)).some((p) => p.endsWith(runId))).toBe(true);
 
       // The events, old and new, are still there to replay, numbered without a gap.
       const events = await taskEvents(t, taskId);
       expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
-      expect(phaseSequence(events)).toEqual(['planning', 'coding', 'failed']);
-      expect(taskStatusSequence(events)).toEqual(['spec', 'building', 'backlog']);
-      expect(events.at(-1)).toMatchObject({ type: 'pipeline-complete', data: { result: 'failed', runId } });
-      const complete = events.at(-1) as Extract<StoredEvent, { type: 'pipeline-complete' }>;
-      expect(complete.data.fileChanges?.files.map((f) => f.filePath)).toEqual(
-        run.fileChanges.files.map((f) => f.filePath),
-      );
+      expect(phaseSequence(events)).toEqual(['planning', 'coding', 'paused']);
+      expect(taskStatusSequence(events)).toEqual(['spec', 'building']);
       expect(events.filter((e) => e.type === 'error')).toHaveLength(1);
       const byRun = await client.get<{ events: StoredEvent[] }>(`/api/pipeline/runs/${runId}/events`);
       expect(byRun.body.events.map((e) => e.id)).toEqual(events.map((e) => e.id));
 
-      // The task starts afresh on a new branch.
-      const again = await runToEnd(t, client, taskId);
-      expect(again.status).toBe('passed');
-      expect(again.branch).not.toBe(run.branch);
+      // What the dying process left half done: a commit it never recorded, and changes never committed.
+      const worktree = row.worktreePath!;
+      await writeFile(path.join(worktree, 'half-done.txt'), 'never recorded\n');
+      await gitIn(worktree, ['add', '.']);
+      await gitIn(worktree, ['commit', '-q', '-m', 'Unrecorded commit']);
+      await writeFile(path.join(worktree, 'stray.txt'), 'uncommitted\n');
+
+      // Retry resumes at the second subtask, on the same branch, from the recorded head.
+      expect((await post(client, `/api/pipeline/${taskId}/retry`)).status).toBe(202);
+      await t.deps.orchestrator.idle();
+      const resumed = await statusOf(client, taskId);
+      expect(resumed).toMatchObject({ runId, status: 'passed', branch: run.branch });
+      const subjects = await commitSubjects(repoPath, `${run.baseCommit}..${run.branch}`);
+      expect(subjects).toEqual(resumed.subtasks!.map((s) => s.title).reverse());
+      expect(subjects).not.toContain('Unrecorded commit');
+      expect(existsSync(path.join(worktree, 'stray.txt'))).toBe(false);
+      expect(existsSync(path.join(worktree, 'half-done.txt'))).toBe(false);
+      const coderCalls = proxy.requests.filter((r) => r.runId === runId && r.agent === 'coder');
+      // Subtask 1 once, subtask 2 twice (the call the crash cut, then the retry), then the rest once.
+      expect(coderCalls.length).toBe(resumed.subtasks!.length + 1);
     },
     LONG_TEST_MS,
   );

@@ -171,28 +171,36 @@ describe('start-pipeline: preconditions', () => {
     LONG_TEST_MS,
   );
   it(
-    'counts retries and requests for changes against the limit too',
+    'counts paused runs and requests for changes against the limit; a retry takes no second place',
     async () => {
       const reviewed = await newTask(t, { title: 'Reviewed' });
       const user = { client: reviewed.client, userId: reviewed.userId, projectId: reviewed.projectId };
       await runToEnd(t, reviewed.client, reviewed.taskId);
       const paused = await newTask(t, { user, title: 'Paused' });
       await runToEnd(t, paused.client, paused.taskId, { scenario: 'error=500@planner' });
+      expect((await statusOf(paused.client, paused.taskId)).status).toBe('paused');
       const busy: TaskSetup[] = [];
       for (let i = 0; i < 5; i++) busy.push(await newTask(t, { user, title: `Busy ${i}` }));
       try {
-        for (const task of busy) await startOk(task.client, task.taskId, SLOW);
+        // The paused run holds one of the five places: the fifth start is refused.
+        for (const task of busy.slice(0, 4)) await startOk(task.client, task.taskId, SLOW);
+        const fifth = await startRun(busy[4]!.client, busy[4]!.taskId, SLOW);
+        expect(fifth.status).toBe(429);
+        expect(fifth.body.error).toBe('TOO_MANY_PIPELINES');
         const changes = await post(reviewed.client, `/api/pipeline/${reviewed.taskId}/request-changes`, {
           feedback: 'One more thing',
         });
         expect(changes.status).toBe(429);
         expect(changes.body.error).toBe('TOO_MANY_PIPELINES');
         expect(await taskStatusOf(reviewed.client, reviewed.taskId)).toBe('review');
-        const retry = await post(paused.client, `/api/pipeline/${paused.taskId}/retry`);
-        expect(retry.status).toBe(429);
-        expect((await statusOf(paused.client, paused.taskId)).status).toBe('paused');
+        // Retrying the paused run keeps the count at five: it is allowed.
+        const retry = await post(paused.client, `/api/pipeline/${paused.taskId}/retry`, SLOW);
+        expect(retry.status).toBe(202);
+        // Cancelling it frees its place.
+        await cancel(paused);
+        await startOk(busy[4]!.client, busy[4]!.taskId, SLOW);
       } finally {
-        for (const task of busy) await post(task.client, `/api/pipeline/${task.taskId}/cancel`);
+        for (const task of [...busy, paused]) await post(task.client, `/api/pipeline/${task.taskId}/cancel`);
         await t.deps.orchestrator.idle();
       }
     },

@@ -21,6 +21,8 @@ export interface ResolvedProvider {
   anthropicBaseUrl?: string;
   openaiBaseUrl?: string;
   openaiKey?: string;
+  /** The OpenAI-compatible base URL came from the user, not the operator: only allowed addresses. */
+  openaiUserUrl?: boolean;
   scenario?: string;
 }
 
@@ -47,7 +49,13 @@ export function resolveProvider(
     }
     // The operator's key goes only to the operator's endpoint, never to a URL a user typed.
     const key = secrets.openaiKey ?? (baseUrl === defaults.openaiBaseUrl ? defaults.openaiApiKey : undefined);
-    return { provider, openaiBaseUrl: baseUrl, ...(key ? { openaiKey: key } : {}) };
+    const fromUser = baseUrl !== defaults.openaiBaseUrl;
+    return {
+      provider,
+      openaiBaseUrl: baseUrl,
+      ...(key ? { openaiKey: key } : {}),
+      ...(fromUser ? { openaiUserUrl: true } : {}),
+    };
   }
   const header = secrets.anthropicKey;
   if (header !== undefined && !ANTHROPIC_KEY_PATTERN.test(header)) {

@@ -21,6 +21,8 @@ export interface DriverEnv {
   now: () => number;
   /** Character budgets for what agents are shown. */
   budgets: { repoMap: number; files: number; diff: number };
+  /** Largest agent answer accepted, in bytes. */
+  maxAnswerBytes?: number;
 }
 
 /** Raised when a write finds the run no longer running: it was cancelled meanwhile. */
@@ -66,6 +68,7 @@ const agentParams = (env: DriverEnv, ctx: RunContext, agent: AgentType) => ({
   config: ctx.configs[agent],
   runId: ctx.runId,
   signal: ctx.controller.signal,
+  ...(env.maxAnswerBytes !== undefined ? { maxAnswerBytes: env.maxAnswerBytes } : {}),
   // Text the SDK had already buffered when the run was cancelled is not shown after the cancellation.
   onChunk: (chunk: string) => {
     if (!ctx.cancelled) env.events.chunk(ctx.taskId, ctx.runId, agent, chunk);

@@ -19,12 +19,9 @@ export class RunEvents {
     return this.log.append(taskStream(taskId), event, runId);
   }
 
-  /** An agent's chunk: published at once, written with the next batch. */
+  /** An agent's chunk: coalesced with its neighbours for a few ms, then published and batched. */
   chunk(taskId: string, runId: string, agent: 'planner' | 'coder' | 'reviewer', chunk: string) {
-    void this.task(taskId, runId, {
-      type: 'agent-log',
-      data: { runId, agent, chunk, timestamp: this.now() },
-    });
+    this.log.appendChunk(taskStream(taskId), runId, { runId, agent, chunk, timestamp: this.now() });
   }
 
   /** Updates the run (optionally only while it is in one of `onlyIf`) and tells the board. */

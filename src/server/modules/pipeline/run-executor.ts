@@ -12,11 +12,11 @@ import {
 import type { Logger } from '../../lib/logger.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
-import { createRunWorktree, removeWorktree } from '../workspace/worktree.js';
+import { createRunWorktree, removeWorktree, resetWorktree } from '../workspace/worktree.js';
 import { describeFailure } from './failures.js';
 import type { OrchestratorDeps } from './orchestrator.js';
 import type { ResolvedProvider } from './provider-resolution.js';
-import type { RunContext, RunCursor } from './run-context.js';
+import { agentOf, type RunContext, type RunCursor } from './run-context.js';
 import { announceEnd, type DriverEnv, driveRun } from './run-driver.js';
 import type { RunEvents } from './run-events.js';
 import { findRun, type RunRow, taskWithProject } from './runs.repo.js';
@@ -59,7 +59,7 @@ export class RunExecutor {
     return active.done;
   }
 
-  /** Stops every run of this process (shutdown): aborted, marked failed, tasks back to backlog. */
+  /** Stops every run of this process (shutdown): aborted and paused as interrupted, to be retried. */
   async shutdown(): Promise<void> {
     const runs = [...this.active.values()];
     for (const { ctx } of runs) {
@@ -70,7 +70,7 @@ export class RunExecutor {
     for (const { ctx } of runs) {
       const row = await findRun(this.deps.db, ctx.runId);
       if (row?.status === 'running')
-        await this.failInterrupted(row, ctx.projectId, 'The server was stopped during this run');
+        await this.pauseInterrupted(row, ctx.projectId, 'The server was stopped during this run');
     }
   }
 
@@ -91,34 +91,41 @@ export class RunExecutor {
     return this.active.size;
   }
 
-  async failInterrupted(run: RunRow, projectId: string, reason: string) {
+  /**
+   * A run this process can no longer carry on (the process stopped, or a previous one died):
+   * paused with a retryable `interrupted` error. Its worktree, branch and commits stay; Retry
+   * resumes it at its saved cursor.
+   */
+  async pauseInterrupted(run: RunRow, projectId: string, reason: string) {
+    const cursor = run.cursor as RunCursor;
     const details: ErrorDetails = {
-      type: 'unknown',
-      message: `${reason}. ${run.branch ? `Commits made so far are on branch ${run.branch}.` : ''}`.trim(),
-      retryable: false,
-      retryCount: 0,
+      type: 'interrupted',
+      message: `${reason}. Retry resumes it where it stopped${run.branch ? `, on branch ${run.branch}` : ''}.`,
+      failedAgent: agentOf(cursor.phase),
+      failedPhase: cursor.phase,
+      retryable: true,
+      retryCount: cursor.retryCount,
       maxRetries: MAX_RETRIES,
       timestamp: this.deps.now(),
     };
     const updated = await this.events.updateRun(
       projectId,
       run.id,
-      { status: 'failed', phase: 'failed', errorDetails: details, completedAt: new Date(this.deps.now()) },
+      { status: 'paused', phase: 'paused', errorDetails: details },
       ['running'],
     );
     if (!updated) return;
     await this.events.task(run.taskId, run.id, { type: 'error', data: { ...details, runId: run.id } });
-    const ended = {
-      taskId: run.taskId,
-      projectId,
-      runId: run.id,
-      iteration: run.iteration,
-      fileChanges: (run.fileChanges as { files?: FileChange[] } | null)?.files ?? [],
-      review: (run.reviewFindings as ReviewResult | null) ?? null,
-    };
-    await announceEnd({ events: this.events, now: this.deps.now }, ended, 'failed');
-    // Nothing works in it any more; what was committed stays on the branch.
-    await this.releaseWorktree(updated);
+    await this.events.task(run.taskId, run.id, {
+      type: 'phase-change',
+      data: {
+        runId: run.id,
+        phase: 'paused',
+        status: 'paused',
+        iteration: run.iteration,
+        timestamp: this.deps.now(),
+      },
+    });
   }
 
   /** The run's provider; a provider that cannot be built fails the first call instead of the request. */
@@ -200,6 +207,12 @@ export class RunExecutor {
         branch: ctx.branch,
         baseBranch: ctx.defaultBranch,
       });
+      if (ctx.baseCommit) {
+        // Resuming (retry, restart): drop what a half-done step left behind — uncommitted files,
+        // or a commit made just before the process died and never recorded — so that step runs
+        // again from the recorded head and commits exactly once.
+        await resetWorktree(ctx.worktreePath, ctx.headCommit ?? ctx.baseCommit);
+      }
       ctx.baseCommit ??= baseCommit;
       if (
         row.branch !== ctx.branch ||

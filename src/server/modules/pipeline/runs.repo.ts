@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { pipelineRuns, projects, tasks } from '../../db/schema.js';
 
@@ -58,14 +58,23 @@ export async function updateRun(
   return row ?? null;
 }
 
-/** Runs currently executing for a user's tasks (NFR-04-009). */
-export async function countRunningForUser(db: Db, userId: string): Promise<number> {
+/**
+ * A user's active runs — running or paused, since a paused run resumes with one click
+ * (NFR-04-009) — other than `exceptRunId` (the run being retried keeps its own place).
+ */
+export async function countActiveForUser(db: Db, userId: string, exceptRunId?: string): Promise<number> {
   const [row] = await db
     .select({ value: sql<number>`count(*)::int` })
     .from(pipelineRuns)
     .innerJoin(tasks, eq(tasks.id, pipelineRuns.taskId))
     .innerJoin(projects, eq(projects.id, tasks.projectId))
-    .where(and(eq(projects.userId, userId), eq(pipelineRuns.status, 'running')));
+    .where(
+      and(
+        eq(projects.userId, userId),
+        inArray(pipelineRuns.status, ['running', 'paused']),
+        exceptRunId ? ne(pipelineRuns.id, exceptRunId) : undefined,
+      ),
+    );
   return row?.value ?? 0;
 }
 

@@ -10,6 +10,7 @@ import {
   createProjectForUser,
   deleteOwnedProject,
   getOwnedProject,
+  importOptions,
   listProjects,
   projectFile,
   projectTree,
@@ -24,6 +25,7 @@ export function projectRoutes(deps: AppDeps) {
       const input = await readJson(c, createProjectSchema);
       return c.json(await createProjectForUser(deps, c.var.user.id, input), 201);
     })
+    .get('/import-options', (c) => c.json(importOptions(deps)))
     .get('/:id', async (c) => {
       const row = await getOwnedProject(deps, c.var.user.id, readId(c, 'id', 'project'));
       return c.json(toProject(row));

@@ -17,7 +17,8 @@ let t: TestApp;
 let fixture: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // Imports are allowed from the temp directory, which also holds every test app's data dir.
+  t = await createTestApp({ runtime: { importRoots: [tmpdir()] } });
   // A local repository to import: a few files on a branch called "trunk".
   fixture = await mkdtemp(path.join(tmpdir(), 'autocoder-fixture-'));
   await gitIn(fixture, 'init', '--quiet', '--initial-branch=trunk');
@@ -40,6 +41,7 @@ describe('projects', () => {
     expect(created.status).toBe(201);
     expect(created.body.name).toBe('Second');
     expect(created.body.defaultBranch).toBe('main');
+    expect(created.body.repoUrl).toBeNull();
 
     const list = await client.get<{ projects: Project[] }>('/api/projects');
     expect(list.body.projects.map((p) => p.id)).toEqual([projectId, created.body.id]);
@@ -108,7 +110,8 @@ describe('project repositories', () => {
     const res = await client.post<Project>('/api/projects', { name: 'Imported', importPath: fixture });
     expect(res.status).toBe(201);
     expect(res.body.defaultBranch).toBe('trunk');
-    expect(res.body.repoUrl).toBe(fixture);
+    // The fixture has no origin: no URL to show, and never the path it was imported from.
+    expect(res.body.repoUrl).toBeNull();
 
     const tree = await client.get<ProjectTree>(`/api/projects/${res.body.id}/tree`);
     expect(tree.body.entries).toEqual([
@@ -151,9 +154,10 @@ describe('project repositories', () => {
       const plain = await client.post('/api/projects', { name: 'x', importPath: notRepo });
       expect(plain.status).toBe(422);
       expect(plain.body).toMatchObject({ error: 'REPO_IMPORT_FAILED' });
-      expect((await client.post('/api/projects', { name: 'x', importPath: '/does/not/exist' })).status).toBe(
-        422,
-      );
+      expect(
+        (await client.post('/api/projects', { name: 'x', importPath: path.join(tmpdir(), 'does-not-exist') }))
+          .status,
+      ).toBe(422);
       expect((await client.post('/api/projects', { name: 'x', importPath: 'relative/path' })).status).toBe(
         400,
       );

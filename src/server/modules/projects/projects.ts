@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { CreateProjectInput, Project, ProjectFile, ProjectTree } from '../../../contracts/projects.js';
+import path from 'node:path';
+import type {
+  CreateProjectInput,
+  ImportOptions,
+  Project,
+  ProjectFile,
+  ProjectTree,
+} from '../../../contracts/projects.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import {
@@ -10,6 +17,7 @@ import {
   removeRepository,
   repositoryPath,
 } from '../workspace/repository.js';
+import { removeLinkedWorktrees } from '../workspace/worktree.js';
 import {
   deleteProjectUnlessLast,
   findOwnedProject,
@@ -59,10 +67,11 @@ export async function createProjectForUser(
 ): Promise<Project> {
   const id = randomUUID();
   const dir = repositoryPath(deps.dataDir, id);
-  let repo: { repoUrl: string; defaultBranch: string };
-  if (input.importPath) repo = await cloneRepository({ importPath: input.importPath }, dir);
-  else if (input.repoUrl) repo = await cloneRepository({ repoUrl: input.repoUrl }, dir);
-  else repo = { repoUrl: dir, ...(await initRepository(dir)) };
+  const access = { dataDir: deps.dataDir, importRoots: deps.importRoots, network: deps.network };
+  let repo: { repoUrl: string | null; defaultBranch: string };
+  if (input.importPath) repo = await cloneRepository({ importPath: input.importPath }, dir, access);
+  else if (input.repoUrl) repo = await cloneRepository({ repoUrl: input.repoUrl }, dir, access);
+  else repo = { repoUrl: null, ...(await initRepository(dir)) };
   try {
     const row = await insertProject(deps.db, {
       id,
@@ -80,12 +89,17 @@ export async function createProjectForUser(
   }
 }
 
+/** What the import dialog may offer: a local path only when the operator set import roots. */
+export function importOptions(deps: Pick<AppDeps, 'importRoots'>): ImportOptions {
+  return { localImport: deps.importRoots.length > 0 };
+}
+
 export async function renameOwnedProject(deps: AppDeps, userId: string, projectId: string, name: string) {
   await getOwnedProject(deps, userId, projectId);
   return toProject(await renameProject(deps.db, projectId, name, new Date(deps.now())));
 }
 
-/** Deletes the project, its tasks and runs, then its repository. The last project stays. */
+/** Deletes the project, its tasks and runs, then its runs' worktrees and its repository. The last project stays. */
 export async function deleteOwnedProject(deps: AppDeps, userId: string, projectId: string): Promise<void> {
   const row = await getOwnedProject(deps, userId, projectId);
   if (await hasActiveRunInProject(deps.db, projectId)) {
@@ -97,6 +111,10 @@ export async function deleteOwnedProject(deps: AppDeps, userId: string, projectI
   if (!(await deleteProjectUnlessLast(deps.db, userId, projectId))) {
     throw new AppError('LAST_PROJECT', 'You cannot delete your only project. Create another project first.');
   }
+  // Runs waiting in Review keep their worktrees; nothing else would ever remove them now.
+  await removeLinkedWorktrees(row.repoPath, path.join(deps.dataDir, 'worktrees')).catch((error: unknown) =>
+    deps.logger.warn('worktrees of a deleted project could not be listed', { projectId, error }),
+  );
   await removeRepository(row.repoPath);
   deps.logger.info('project deleted', { projectId, userId });
 }

@@ -284,6 +284,20 @@ describe('bad input never yields a 500', () => {
     }
   });
 
+  it('answers a body nested too deep with 400 INVALID_JSON, not a 500', async () => {
+    const { client, projectId } = await signedInClient(t.app);
+    const { body: task } = await client.post<Task>('/api/tasks', { projectId, title: 'Deep' });
+    const nested = (depth: number) => `{"pipelineState":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    for (const depth of [100_000, 63]) {
+      const res = await client.request('PATCH', `/api/tasks/${task.id}`, nested(depth));
+      expect(res.status, `depth ${depth}`).toBe(400);
+      expect(res.body, `depth ${depth}`).toMatchObject({ error: 'INVALID_JSON' });
+    }
+    // Brackets inside strings are not nesting; a modest depth still saves.
+    const shallow = `{"pipelineState":{"x":${'['.repeat(20)}"[[[{{{"${']'.repeat(20)}}}`;
+    expect((await client.request('PATCH', `/api/tasks/${task.id}`, shallow)).status).toBe(200);
+  });
+
   it('refuses bodies over 1 MiB with 413', async () => {
     const { client, projectId } = await signedInClient(t.app);
     const res = await client.post('/api/tasks', {

@@ -1,9 +1,15 @@
-import { existsSync } from 'node:fs';
-import { mkdir, realpath, rm, stat } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProjectFile, ProjectTree } from '../../../contracts/projects.js';
 import { AppError } from '../../lib/errors.js';
 import { GitError, git, gitText } from '../../lib/git.js';
+import {
+  checkImportPath,
+  checkRemoteUrl,
+  describeCloneFailure,
+  type ImportAccess,
+  isLocalRemote,
+} from './import-source.js';
 import { safeRelativePath } from './paths.js';
 
 /** How long a clone may take before it is abandoned with a clear error. */
@@ -28,62 +34,45 @@ export function redactUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1***@');
 }
 
-const ALLOWED_URL = /^(https?|git|ssh):\/\/[^\s]+$|^[\w.-]+@[\w.-]+:[^\s]+$/i;
-
 /**
- * Clones a repository into `dir`. `source` is a local path (importPath) or a URL (repoUrl).
- * Returns the canonical URL (the origin's, credentials removed) and the default branch.
+ * Clones a repository into `dir`. `source` is a local path (importPath, allowed by the operator's
+ * import roots) or a URL (repoUrl, cloned by an untrusted git pinned to the address it checked).
+ * Returns the canonical URL (the origin's, credentials removed; null when there is none that is
+ * not a path on this server) and the default branch.
  */
 export async function cloneRepository(
   source: { importPath: string } | { repoUrl: string },
   dir: string,
-): Promise<{ repoUrl: string; defaultBranch: string }> {
-  let from: string;
-  let canonical: string;
-  if ('importPath' in source) {
-    if (!path.isAbsolute(source.importPath)) {
-      throw new AppError('VALIDATION_ERROR', 'importPath must be an absolute path', {
-        fields: { importPath: ['Must be an absolute path on the server'] },
-      });
-    }
-    const resolved = await realpath(source.importPath).catch(() => null);
-    if (!resolved || !(await stat(resolved)).isDirectory()) {
-      throw new AppError('REPO_IMPORT_FAILED', `No directory at ${source.importPath}`);
-    }
-    if (!existsSync(path.join(resolved, '.git')) && !existsSync(path.join(resolved, 'HEAD'))) {
-      throw new AppError('REPO_IMPORT_FAILED', `${source.importPath} is not a git repository`);
-    }
-    from = resolved;
-    canonical = (await originOf(resolved)) ?? resolved;
-  } else {
-    if (!ALLOWED_URL.test(source.repoUrl)) {
-      throw new AppError('VALIDATION_ERROR', 'repoUrl must be an http(s), git or ssh URL', {
-        fields: { repoUrl: ['Must be an http(s)://, git://, ssh:// or user@host:path URL'] },
-      });
-    }
-    from = source.repoUrl;
-    canonical = redactUrl(source.repoUrl);
-  }
+  access: ImportAccess,
+): Promise<{ repoUrl: string | null; defaultBranch: string }> {
+  const local = 'importPath' in source;
+  const remote = local ? null : await checkRemoteUrl(source.repoUrl, access.network);
+  const from = local ? await checkImportPath(source.importPath, access) : (remote?.url ?? '');
+  const origin = local ? await originOf(from) : redactUrl(source.repoUrl);
+  const canonical = origin && !isLocalRemote(origin) ? origin : null;
   await mkdir(path.dirname(dir), { recursive: true });
   try {
-    await git(['clone', '--quiet', '--no-local', '--', from, dir], { timeoutMs: CLONE_TIMEOUT_MS });
+    await git(['clone', '--quiet', '--no-local', '--', from, dir], {
+      timeoutMs: CLONE_TIMEOUT_MS,
+      ...(remote ? { untrusted: true, config: remote.config } : {}),
+    });
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
-    if (error instanceof GitError) {
-      throw new AppError(
-        'REPO_IMPORT_FAILED',
-        `Could not clone ${redactUrl(from)}: ${redactUrl(error.message)}`,
-      );
-    }
-    throw error;
+    if (!(error instanceof GitError)) throw error;
+    // A local source fails like a missing one; a remote one with a fixed description, never its own words.
+    if (local)
+      throw new AppError('REPO_IMPORT_FAILED', `No git repository to import at ${source.importPath}`);
+    const why = describeCloneFailure(error.stderr, error.message.includes('timed out'));
+    throw new AppError('REPO_IMPORT_FAILED', `Could not clone ${canonical}: ${why}`);
   }
   const defaultBranch = (await currentBranch(dir)) ?? 'main';
   // An empty repository has no commit yet: give it one so that branches can start from it.
   if (!(await headCommit(dir, defaultBranch))) {
     await git(['commit', '--quiet', '--allow-empty', '-m', 'Initial commit'], { cwd: dir });
   }
-  // Keep the clone's origin pointing at the canonical URL, never at a URL with credentials in it.
-  if ('repoUrl' in source) await git(['remote', 'set-url', 'origin', canonical], { cwd: dir });
+  // The clone's origin is the canonical URL, never a URL with credentials nor a path on this server.
+  if (canonical) await git(['remote', 'set-url', 'origin', canonical], { cwd: dir });
+  else await git(['remote', 'remove', 'origin'], { cwd: dir });
   return { repoUrl: canonical, defaultBranch };
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
+import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../lib/errors.js';
 import { git, gitText } from '../../lib/git.js';
@@ -141,4 +141,32 @@ export async function removeWorktree(repoPath: string, worktreePath: string): Pr
     }
     await git(['worktree', 'prune'], { cwd: repoPath });
   });
+}
+
+/**
+ * Deletes the directories of the repository's linked worktrees that lie under `root` (the data
+ * directory's worktrees/), before the repository itself goes: git cannot prune them once it is
+ * gone. Worktrees elsewhere are never touched. Returns the paths removed.
+ */
+export async function removeLinkedWorktrees(repoPath: string, root: string): Promise<string[]> {
+  const inside = `${await canonical(root)}${path.sep}`;
+  const main = await canonical(repoPath);
+  const removed: string[] = [];
+  for (const entry of await listWorktrees(repoPath)) {
+    const dir = await canonical(entry.path);
+    if (entry.bare || dir === main || !dir.startsWith(inside)) continue;
+    await rm(dir, { recursive: true, force: true });
+    removed.push(dir);
+  }
+  return removed;
+}
+
+/**
+ * Puts a run's worktree, and its branch, back at `commit`: tracked changes and untracked files
+ * (ignored ones kept) are discarded, and commits after it leave the branch.
+ */
+export async function resetWorktree(worktreePath: string, commit: string): Promise<void> {
+  assertRevision(commit, 'commit');
+  await git(['reset', '--hard', '--quiet', commit], { cwd: worktreePath });
+  await git(['clean', '-fd', '--quiet'], { cwd: worktreePath });
 }

@@ -19,6 +19,19 @@ describe('parseScenario', () => {
     expect(scenario.faults[1]).toMatchObject({ status: 529 });
   });
 
+  it('reads the stream shape of a load test: delta size and coder answer size', () => {
+    const scenario = parseScenario('chunk=12, coder-bytes=25000');
+    expect(scenario).toMatchObject({ chunkChars: 12, coderBytes: 25_000, invalid: [] });
+    expect(parseScenario('chunk=0').chunkChars).toBe(1);
+  });
+
+  it('reads huge=<bytes>@<agent>, a runaway answer', () => {
+    expect(parseScenario('huge=2000000@coder').faults).toEqual([
+      { kind: 'huge', bytes: 2_000_000, agent: 'coder', times: 1, source: 'huge=2000000@coder' },
+    ]);
+    expect(parseScenario('huge=10@nobody').invalid).toEqual(['huge=10@nobody']);
+  });
+
   it('accepts each documented HTTP error status and agent', () => {
     for (const status of [400, 401, 429, 500, 529]) {
       for (const agent of ['planner', 'coder', 'reviewer', 'any']) {

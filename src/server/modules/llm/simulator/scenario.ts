@@ -11,6 +11,8 @@ export type Fault = { agent: FaultTarget; times: number; source: string } & (
   | { kind: 'stream-error'; status: (typeof STREAM_ERROR_STATUSES)[number] }
   | { kind: 'malformed' }
   | { kind: 'drop' }
+  /** An answer of `bytes` backticks in large chunks, ignoring max_tokens: a runaway model. */
+  | { kind: 'huge'; bytes: number }
 );
 
 export interface Scenario {
@@ -18,6 +20,10 @@ export interface Scenario {
   reviewFails: number;
   /** Delay per streamed chunk, overriding the server's default. */
   slowMs?: number;
+  /** Characters per streamed delta (`chunk=12`), instead of uneven model-like sizes. */
+  chunkChars?: number;
+  /** Pad each coder answer with notes up to about this many bytes (`coder-bytes=25000`). */
+  coderBytes?: number;
   /** In the order given: for one agent, the first unexhausted fault applies to its next call. */
   faults: Fault[];
   /** Directives that were not understood (ignored; returned so a caller can reject them). */
@@ -26,11 +32,17 @@ export interface Scenario {
 
 const MAX_TIMES = 100;
 const MAX_SLOW_MS = 60_000;
+const MAX_HUGE_BYTES = 64 * 1024 * 1024;
 const AGENT = `(${[...AGENT_TYPES, 'any'].join('|')})`;
 const TIMES = String.raw`(?:\s*[x*×]\s*(\d+))?`;
 const STATUS_FAULT = new RegExp(`^(error|stream-error)\\s*=\\s*(\\d{3})\\s*@\\s*${AGENT}${TIMES}$`, 'i');
 const PLAIN_FAULT = new RegExp(`^(malformed|drop)\\s*@\\s*${AGENT}${TIMES}$`, 'i');
+const HUGE_FAULT = new RegExp(`^huge\\s*=\\s*(\\d+)\\s*@\\s*${AGENT}${TIMES}$`, 'i');
 const NUMBER_SETTING = /^(review-fails|slow)\s*=\s*(\d+)$/i;
+/** Stream shapes for load tests: delta size and coder answer size. */
+const SHAPE_SETTING = /^(chunk|coder-bytes)\s*=\s*(\d+)$/i;
+const MAX_CHUNK_CHARS = 4096;
+const MAX_CODER_BYTES = 4 * 1024 * 1024;
 const PROMPT_MARKER = /\[simulate:\s*([^\]]*)\]/i;
 
 function times(raw: string | undefined): number {
@@ -42,6 +54,14 @@ function includes<T extends number>(list: readonly T[], value: number): value is
 }
 
 function parseDirective(source: string, scenario: Scenario): boolean {
+  const shape = SHAPE_SETTING.exec(source);
+  if (shape) {
+    const value = Number(shape[2]);
+    if (shape[1]!.toLowerCase() === 'chunk')
+      scenario.chunkChars = Math.min(MAX_CHUNK_CHARS, Math.max(1, value));
+    else scenario.coderBytes = Math.min(MAX_CODER_BYTES, value);
+    return true;
+  }
   const setting = NUMBER_SETTING.exec(source);
   if (setting) {
     const value = Number(setting[2]);
@@ -64,6 +84,17 @@ function parseDirective(source: string, scenario: Scenario): boolean {
     }
     return false;
   }
+  const huge = HUGE_FAULT.exec(source);
+  if (huge) {
+    scenario.faults.push({
+      kind: 'huge',
+      bytes: Math.min(MAX_HUGE_BYTES, Number(huge[1])),
+      agent: huge[2]!.toLowerCase() as FaultTarget,
+      times: times(huge[3]),
+      source,
+    });
+    return true;
+  }
   const plain = PLAIN_FAULT.exec(source);
   if (plain) {
     const kind = plain[1]!.toLowerCase() as 'malformed' | 'drop';
@@ -79,7 +110,8 @@ function parseDirective(source: string, scenario: Scenario): boolean {
 }
 
 /**
- * Parses comma-separated simulator directives, e.g. `review-fails=2, error=429@coder x2, drop@reviewer, slow=50`.
+ * Parses comma-separated simulator directives, e.g. `review-fails=2, error=429@coder x2, drop@reviewer, slow=50`,
+ * `huge=2000000@coder` (an answer of that many backticks).
  * Never throws: what it does not understand lands in `invalid`.
  */
 export function parseScenario(text: string | null | undefined): Scenario {

@@ -72,6 +72,33 @@ describe('simulator: Anthropic Messages API', () => {
     ]);
   });
 
+  it('streams fixed-size deltas and pads a coder answer for load tests (chunk=, coder-bytes=)', async () => {
+    const res = await post(
+      '/v1/messages',
+      messagesBody({
+        stream: true,
+        max_tokens: 64_000,
+        system: systemFor('coder'),
+        messages: [
+          {
+            role: 'user',
+            content: coderPrompt(GREETING, { subtask: { index: 1, total: 1, title: 'Add it' } }),
+          },
+        ],
+      }),
+      { 'x-api-key': 'k', 'x-simulator-scenario': 'chunk=12, coder-bytes=25000' },
+    );
+    const text = await res.text();
+    const deltas = [...text.matchAll(/^data: (.*)$/gm)]
+      .map((m) => JSON.parse(m[1]!) as { delta?: { type?: string; text?: string } })
+      .flatMap((event) => (event.delta?.type === 'text_delta' ? [event.delta.text ?? ''] : []));
+    const answer = deltas.join('');
+    expect(deltas.slice(0, -1).every((delta) => Array.from(delta).length === 12)).toBe(true);
+    expect(answer.length).toBeGreaterThanOrEqual(25_000);
+    expect(answer.length).toBeLessThan(27_000);
+    expect(answer).toMatch(/```json\n[\s\S]*"files"[\s\S]*```\n$/);
+  });
+
   it('answers scripted errors with the status, error type and retry-after', async () => {
     const cases = [
       [400, 'invalid_request_error'],

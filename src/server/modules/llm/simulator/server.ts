@@ -54,16 +54,25 @@ const GLOBAL_RUN = 'global';
 const RETRY_AFTER_SECONDS = '1';
 /** Chunk sizes in characters, cycled: uneven, like a model's tokens. */
 const CHUNK_SIZES = [4, 7, 3, 6, 5, 8, 2];
+/** A `huge=` answer streams in pieces this large (ASCII only, so slicing is safe). */
+const HUGE_CHUNK = 16 * 1024;
 
-function chunksOf(text: string): string[] {
+function chunksOf(text: string, fixedSize?: number): string[] {
   const chars = Array.from(text);
   const out: string[] = [];
   for (let at = 0, i = 0; at < chars.length; i++) {
-    const size = CHUNK_SIZES[i % CHUNK_SIZES.length]!;
+    const size = fixedSize ?? CHUNK_SIZES[i % CHUNK_SIZES.length]!;
     out.push(chars.slice(at, at + size).join(''));
     at += size;
   }
   return out;
+}
+
+/** A coder answer grown to about `bytes` with notes before its JSON (which stays as it was). */
+function padded(text: string, bytes: number): string {
+  const line = 'Simulated coder note: padding this answer to the requested size for a load test.\n';
+  const missing = bytes - Buffer.byteLength(text);
+  return missing > 0 ? `${line.repeat(Math.ceil(missing / line.length))}\n${text}` : text;
 }
 
 const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
@@ -100,6 +109,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     completion: Completion,
     fault: Fault | undefined,
     delayMs: number,
+    chunkChars?: number,
   ): Promise<StreamOutcome> {
     const closed = new AbortController();
     active.add(closed);
@@ -117,7 +127,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         'request-id': completion.id,
       });
       for (const frame of protocol.start(completion)) await write(frame);
-      const chunks = chunksOf(completion.text);
+      const chunks =
+        fault?.kind === 'huge'
+          ? Array.from({ length: Math.ceil(completion.text.length / HUGE_CHUNK) }, (_, i) =>
+              completion.text.slice(i * HUGE_CHUNK, (i + 1) * HUGE_CHUNK),
+            )
+          : chunksOf(completion.text, chunkChars);
       // Faults strike after about a third of the text, so the client has seen some of it.
       const cut = Math.max(1, Math.floor(chunks.length / 3));
       for (const [i, chunk] of chunks.entries()) {
@@ -160,8 +175,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return;
     }
     let text = fault?.kind === 'malformed' ? malformedAnswer(info) : answerFor(info, scenario);
+    if (info.agent === 'coder' && scenario.coderBytes) text = padded(text, scenario.coderBytes);
+    if (fault?.kind === 'huge') text = '`'.repeat(fault.bytes);
     let stop: Completion['stop'] = 'end';
-    if (sim.maxTokens !== undefined && text.length > sim.maxTokens * 4) {
+    if (fault?.kind !== 'huge' && sim.maxTokens !== undefined && text.length > sim.maxTokens * 4) {
       text = Array.from(text)
         .slice(0, sim.maxTokens * 4)
         .join('');
@@ -183,7 +200,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       else sendJson(res, 200, protocol.message(completion), { 'request-id': completion.id });
       return;
     }
-    const outcome = await stream(res, protocol, completion, fault, scenario.slowMs ?? opts.chunkDelayMs ?? 0);
+    const delayMs = scenario.slowMs ?? opts.chunkDelayMs ?? 0;
+    const outcome = await stream(res, protocol, completion, fault, delayMs, scenario.chunkChars);
     events.emit('stream-end', { path, agent: info.agent, runKey, outcome });
   }
 

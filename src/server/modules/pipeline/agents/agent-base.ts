@@ -20,6 +20,8 @@ export interface AgentExecuteParams {
   runId: string;
   onChunk: (chunk: string) => void;
   signal?: AbortSignal;
+  /** Largest answer accepted, in UTF-8 bytes; past it the stream is aborted (AnswerTooLargeError). */
+  maxAnswerBytes?: number;
 }
 
 export interface AgentResult<T> {
@@ -33,14 +35,50 @@ export interface AgentResult<T> {
   model: string;
 }
 
+/** The answer grew past the configured cap (AUTOCODER_MAX_ANSWER_BYTES); its stream was aborted. */
+export class AnswerTooLargeError extends Error {
+  constructor(
+    readonly agent: AgentType,
+    readonly maxBytes: number,
+  ) {
+    super(
+      `The ${agent}'s answer grew past ${maxBytes} bytes (AUTOCODER_MAX_ANSWER_BYTES), so it was stopped. ` +
+        'Try again, or simplify the task.',
+    );
+    this.name = 'AnswerTooLargeError';
+  }
+}
+
+/** Default cap on one agent answer, in UTF-8 bytes (1 MiB). */
+export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
+
+const FENCE = '```';
+
 /**
  * The JSON inside an agent's answer: the last ```json fence, else any fence, else the
  * outermost {...} span. Returns null when there is none.
+ *
+ * A single forward scan with indexOf (linear in the text): a fence opens with ``` and the
+ * rest of its line (the first word naming the language), and closes at the next ```, a
+ * newline just before it excluded. A regex doing the same is quadratic on runs of backticks.
  */
 export function extractJSON(text: string): string | null {
-  const fences = [...text.matchAll(/```(\w*)[^\n]*\n([\s\S]*?)\n?```/g)];
-  const json = fences.filter((m) => m[1]?.toLowerCase() === 'json').at(-1) ?? fences.at(-1);
-  if (json?.[2]?.trim()) return json[2].trim();
+  let lastJson: string | undefined;
+  let lastAny: string | undefined;
+  for (let at = text.indexOf(FENCE); at >= 0; ) {
+    const lineEnd = text.indexOf('\n', at + FENCE.length);
+    if (lineEnd < 0) break;
+    const close = text.indexOf(FENCE, lineEnd + 1);
+    if (close < 0) break;
+    const language = /^\w*/.exec(text.slice(at + FENCE.length, lineEnd))?.[0] ?? '';
+    const end = close > lineEnd + 1 && text[close - 1] === '\n' ? close - 1 : close;
+    const body = text.slice(lineEnd + 1, end);
+    lastAny = body;
+    if (language.toLowerCase() === 'json') lastJson = body;
+    at = text.indexOf(FENCE, close + FENCE.length);
+  }
+  const fenced = (lastJson ?? lastAny)?.trim();
+  if (fenced) return fenced;
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
   return start >= 0 && end > start ? text.slice(start, end + 1) : null;
@@ -81,7 +119,13 @@ export async function runAgent<S extends z.ZodType>(
   const started = Date.now();
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let model = params.config.model;
+  const maxBytes = params.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   for (let attempt = 1; attempt <= 2; attempt++) {
+    // Counted per chunk as it arrives (never by re-reading the answer); an exception from onText
+    // ends the provider's stream loop, and aborting the call's own signal closes the connection.
+    const call = new AbortController();
+    const signal = params.signal ? AbortSignal.any([params.signal, call.signal]) : call.signal;
+    let received = 0;
     const response = await params.provider.stream({
       agent,
       model: params.config.model,
@@ -89,8 +133,15 @@ export async function runAgent<S extends z.ZodType>(
       system: params.system,
       prompt: attempt === 1 ? params.prompt : params.prompt + JSON_REMINDER,
       runId: params.runId,
-      onText: (chunk) => params.onChunk(sanitizeAgentOutput(chunk)),
-      ...(params.signal ? { signal: params.signal } : {}),
+      onText: (chunk) => {
+        received += Buffer.byteLength(chunk, 'utf8');
+        if (received > maxBytes) {
+          call.abort();
+          throw new AnswerTooLargeError(agent, maxBytes);
+        }
+        params.onChunk(sanitizeAgentOutput(chunk));
+      },
+      signal,
     });
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;

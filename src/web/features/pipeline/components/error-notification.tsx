@@ -25,6 +25,8 @@ const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
   parse_error: 'an agent’s answer could not be used',
   timeout: 'no answer from the provider',
   unknown: 'unexpected error',
+  answer_too_large: 'an agent’s answer was too large',
+  interrupted: 'the server restarted during the run',
 };
 
 /** Errors this recent when they reach the page are news; older ones come from a replay. */

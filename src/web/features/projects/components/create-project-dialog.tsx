@@ -14,6 +14,7 @@ import { Input } from '../../../components/ui/input';
 import { errorMessage, isApiError } from '../../../lib/api-client';
 import { cn } from '../../../lib/cn';
 import { useCreateProject } from '../api/create-project';
+import { useImportOptions } from '../api/get-import-options';
 
 type Source = 'empty' | 'path' | 'url';
 
@@ -64,6 +65,8 @@ function CreateProjectForm({
   const [importPath, setImportPath] = useState('');
   const [repoUrl, setRepoUrl] = useState('');
   const createProject = useCreateProject();
+  // Until the server says otherwise, a path on the server is not offered.
+  const localImport = useImportOptions().data?.localImport === true;
   const error = createProject.error;
   const fieldError = (path: string) => (isApiError(error) ? error.fieldError(path) : undefined);
   const location = source === 'path' ? importPath : source === 'url' ? repoUrl : '';
@@ -89,36 +92,48 @@ function CreateProjectForm({
       <fieldset className="flex flex-col gap-1.5">
         <legend className="mb-1.5 text-xs font-medium text-zinc-700">Repository</legend>
         <div className="flex flex-col gap-1 rounded-lg bg-zinc-100 p-1 sm:flex-row">
-          {sources.map(({ value, label, icon: Icon }) => (
-            <label
-              key={value}
-              className={cn(
-                'flex flex-1 cursor-pointer items-center justify-center gap-1.5 rounded-md px-2.5 py-1.5 text-xs font-medium whitespace-nowrap',
-                'text-zinc-600 has-focus-visible:outline-2 has-focus-visible:outline-sky-500',
-                source === value ? 'bg-white text-zinc-900 shadow-sm' : 'hover:text-zinc-900',
-              )}
-            >
-              <input
-                type="radio"
-                name="source"
-                value={value}
-                checked={source === value}
-                onChange={() => setSource(value)}
-                className="sr-only"
-                data-testid={`project-source-${value}`}
-              />
-              <Icon aria-hidden="true" className="size-3.5" />
-              {label}
-            </label>
-          ))}
+          {sources.map(({ value, label, icon: Icon }) => {
+            const disabled = value === 'path' && !localImport;
+            return (
+              <label
+                key={value}
+                title={disabled ? 'Turned off on this server' : undefined}
+                className={cn(
+                  'flex flex-1 cursor-pointer items-center justify-center gap-1.5 rounded-md px-2.5 py-1.5 text-xs font-medium whitespace-nowrap',
+                  'text-zinc-600 has-focus-visible:outline-2 has-focus-visible:outline-sky-500',
+                  source === value ? 'bg-white text-zinc-900 shadow-sm' : 'hover:text-zinc-900',
+                  disabled && 'cursor-not-allowed opacity-50 hover:text-zinc-600',
+                )}
+              >
+                <input
+                  type="radio"
+                  name="source"
+                  value={value}
+                  checked={source === value}
+                  disabled={disabled}
+                  onChange={() => setSource(value)}
+                  className="sr-only"
+                  data-testid={`project-source-${value}`}
+                />
+                <Icon aria-hidden="true" className="size-3.5" />
+                {label}
+              </label>
+            );
+          })}
         </div>
+        {!localImport && (
+          <p className="text-xs text-zinc-500" data-testid="project-local-import-off">
+            Import from a path on the server is off. The operator can allow directories by setting{' '}
+            <code>AUTOCODER_IMPORT_ROOTS</code>.
+          </p>
+        )}
       </fieldset>
 
       {source === 'path' && (
         <Field
           label="Path of a git repository on the server"
           error={locationError}
-          hint="An absolute path. The repository is cloned; the original is left untouched."
+          hint="An absolute path inside a directory the operator allows. The repository is cloned; the original is left untouched."
         >
           <Input
             value={importPath}
@@ -131,7 +146,11 @@ function CreateProjectForm({
         </Field>
       )}
       {source === 'url' && (
-        <Field label="Git URL" error={locationError} hint="HTTPS or SSH URL the server can clone.">
+        <Field
+          label="Git URL"
+          error={locationError}
+          hint="HTTPS or SSH URL of a public repository: the server sends no credentials of its own."
+        >
           <Input
             value={repoUrl}
             onChange={(event) => setRepoUrl(event.target.value)}
