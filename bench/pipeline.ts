@@ -52,6 +52,8 @@ export interface PipelineConfig {
   scenario?: string;
   /** Extra environment for the server. */
   serverEnv?: Record<string, string>;
+  /** How long the SSE clients may take to connect (default 30 s). */
+  connectTimeoutMs?: number;
 }
 
 export function pipelineConfig(): PipelineConfig {
@@ -372,9 +374,12 @@ export async function benchPipeline(
     const allClients = tasks.flatMap((task) => task.clients);
     const opened = await Promise.race([
       Promise.allSettled(allClients.map((client) => client.sse.opened)),
-      sleep(30_000, null, { ref: false }),
+      sleep(config.connectTimeoutMs ?? 30_000, null, { ref: false }),
     ]);
-    if (opened === null) throw new Error('the SSE clients did not all connect within 30 s');
+    if (opened === null)
+      throw new Error(
+        `the SSE clients did not all connect within ${(config.connectTimeoutMs ?? 30_000) / 1000} s`,
+      );
     const refused = opened.filter((outcome) => outcome.status === 'rejected');
     if (refused.length > 0) {
       throw new Error(

@@ -1,7 +1,8 @@
 // `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
 // PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
-// and concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline.ts).
-// `npm run bench -- foundation` or `npm run bench -- pipeline` runs one part. See bench/README.md.
+// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline.ts), and the board's
+// list at 1,000 tasks (the board part, bench/board.ts).
+// `npm run bench -- foundation` (or pipeline, sse-flood, board) runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contracts/tasks.js';
+import { type BoardDbResult, benchBoard, boardAims, boardConfig, printBoard } from './board.js';
 import { type Aim, baseEnv, firstLine, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { formatJson, int, ms, table } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
@@ -41,9 +43,10 @@ import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from '
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const PARTS = ['foundation', 'pipeline', 'sse-flood'] as const;
+const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board'] as const;
 type Part = (typeof PARTS)[number];
-const USAGE = 'usage: npm run bench [-- foundation|pipeline|sse-flood …]   (no part: all, in that order)';
+const USAGE =
+  'usage: npm run bench [-- foundation|pipeline|sse-flood|board …]   (no part: all, in that order)';
 
 /** The parts named on the command line (`npm run bench -- pipeline`); none means all of them. */
 function parseParts(args: readonly string[]): Part[] {
@@ -86,6 +89,7 @@ const config = {
 };
 
 const pipelineSettings = pipelineConfig();
+const boardSettings = boardConfig();
 
 const AIMS = { coldStartMs: 3000, postgresReadP99Ms: 20 };
 const PASSWORD = 'correct horse battery staple';
@@ -329,10 +333,12 @@ async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promi
     }
 
     // --- (b) list the project of N tasks
-    const sendList = async (worker: number) => (await clientOf(worker).request('GET', listPath)).status;
+    // As a browser asks for it (the board part measures it without gzip and with If-None-Match).
+    const sendList = async (worker: number) =>
+      (await clientOf(worker).request('GET', listPath, undefined, { 'accept-encoding': 'gzip' })).status;
     const list = await runScenario({
       name: 'list',
-      label: 'GET /api/tasks?projectId=…',
+      label: 'GET /api/tasks?projectId=… (gzip)',
       requests: config.listRequests,
       concurrency: config.clients,
       timeCapMs: config.timeCapMs,
@@ -344,7 +350,7 @@ async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promi
     print1(list);
     const listSerial = await runScenario({
       name: 'list-serial',
-      label: 'GET /api/tasks?projectId=… (1 client)',
+      label: 'GET /api/tasks?projectId=… (gzip, 1 client)',
       requests: config.serialRequests,
       concurrency: 1,
       timeCapMs: config.timeCapMs,
@@ -676,6 +682,23 @@ async function runSseFloodPart(): Promise<{ stages: SseFloodStage[]; aims: Aim[]
   return { stages, aims: sseFloodAims(stages).map((aim) => ({ ...aim, part: 'sse-flood' as const })) };
 }
 
+interface BoardPartResult {
+  databases: BoardDbResult[];
+  aims: Aim[];
+}
+
+async function runBoardPart(): Promise<BoardPartResult> {
+  console.log(
+    `\n=== Board: ${boardSettings.tasks} tasks listed by ${boardSettings.clients} clients; ` +
+      `${boardSettings.requests} requests per scenario, ${boardSettings.timeCapMs / 1000} s cap`,
+  );
+  const databases = await eachDatabase<BoardDbResult>(
+    (kind, databaseUrl) => benchBoard(kind, databaseUrl, boardSettings),
+    (database, reason) => ({ status: 'skipped', database, reason }),
+  );
+  return { databases, aims: boardAims(databases, boardSettings) };
+}
+
 interface PreviousResults {
   startedAt?: string;
   environment?: { commit?: string | null; dirty?: boolean | null; loadAverage?: number[] };
@@ -683,6 +706,7 @@ interface PreviousResults {
   start?: unknown;
   databases?: unknown;
   pipeline?: unknown;
+  board?: unknown;
   sseFlood?: unknown;
   aims?: Aim[];
   carriedOver?: Partial<Record<Part, unknown>>;
@@ -731,7 +755,13 @@ async function main(): Promise<void> {
   const foundation = parts.includes('foundation') ? await runFoundation() : null;
   const pipeline = parts.includes('pipeline') ? await runPipelinePart() : null;
   const sseFlood = parts.includes('sse-flood') ? await runSseFloodPart() : null;
-  const aims = [...(foundation?.aims ?? []), ...(pipeline?.aims ?? []), ...(sseFlood?.aims ?? [])];
+  const board = parts.includes('board') ? await runBoardPart() : null;
+  const aims = [
+    ...(foundation?.aims ?? []),
+    ...(pipeline?.aims ?? []),
+    ...(sseFlood?.aims ?? []),
+    ...(board?.aims ?? []),
+  ];
 
   // --- report
   console.log('\n================================== results ==================================');
@@ -743,6 +773,10 @@ async function main(): Promise<void> {
   if (sseFlood) {
     console.log('\n--- SSE flood');
     printSseFlood(sseFlood.stages);
+  }
+  if (board) {
+    console.log('\n--- Board');
+    for (const result of board.databases) printBoard(result, boardSettings);
   }
   console.log('\nAims');
   console.log(
@@ -760,14 +794,18 @@ async function main(): Promise<void> {
   // A run of one part keeps the other part's figures from the previous file, saying when they were taken.
   const resultsDir = path.join(root, 'bench', 'results');
   const resultsFile = path.join(resultsDir, 'latest.json');
-  const previous = foundation && pipeline && sseFlood ? null : await previousResults(resultsFile);
+  const previous = foundation && pipeline && sseFlood && board ? null : await previousResults(resultsFile);
   const keepFoundation = !foundation && previous?.start !== undefined;
   const keepPipeline = !pipeline && previous?.pipeline !== undefined;
   const keepSseFlood = !sseFlood && previous?.sseFlood !== undefined;
-  const keptAims = (previous?.aims ?? []).filter((aim) => {
-    const part = aim.part ?? 'foundation';
-    return part === 'foundation' ? keepFoundation : part === 'pipeline' ? keepPipeline : keepSseFlood;
-  });
+  const keepBoard = !board && previous?.board !== undefined;
+  const kept: Record<Part, boolean> = {
+    foundation: keepFoundation,
+    pipeline: keepPipeline,
+    'sse-flood': keepSseFlood,
+    board: keepBoard,
+  };
+  const keptAims = (previous?.aims ?? []).filter((aim) => kept[aim.part ?? 'foundation']);
   const result = {
     schema: 1,
     startedAt: startedAt.toISOString(),
@@ -809,13 +847,24 @@ async function main(): Promise<void> {
         ? { pipeline: previous?.pipeline }
         : {}),
     ...(sseFlood ? { sseFlood: sseFlood.stages } : keepSseFlood ? { sseFlood: previous?.sseFlood } : {}),
+    ...(board
+      ? {
+          board: {
+            config: boardSettings,
+            databases: Object.fromEntries(board.databases.map((entry) => [entry.database, entry])),
+          },
+        }
+      : keepBoard
+        ? { board: previous?.board }
+        : {}),
     aims: [...aims, ...keptAims],
-    ...(previous && (keepFoundation || keepPipeline)
+    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard)
       ? {
           carriedOver: Object.fromEntries(
-            (['foundation', 'pipeline'] as const)
-              .filter((part) => (part === 'foundation' ? keepFoundation : keepPipeline))
-              .map((part) => [part, previous.carriedOver?.[part] ?? earlierRun(previous)]),
+            PARTS.filter((part) => kept[part]).map((part) => [
+              part,
+              previous.carriedOver?.[part] ?? earlierRun(previous),
+            ]),
           ),
         }
       : {}),

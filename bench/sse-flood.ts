@@ -29,6 +29,8 @@ export function sseFloodConfigs(): PipelineConfig[] {
     clientsPerTask,
     timeCapMs: intEnv('BENCH_SSE_FLOOD_TIME_CAP_S', 180) * 1000,
     scenario: SSE_FLOOD_SCENARIO,
+    // 1,000 clients each pass the session, ownership and replay queries before their first byte.
+    connectTimeoutMs: 120_000,
     // Every task's clients are its owner's: lift the per-user stream cap for the bench.
     serverEnv: { AUTOCODER_SSE_MAX_STREAMS_PER_USER: '100000' },
   }));

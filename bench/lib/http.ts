@@ -66,9 +66,14 @@ export class BenchClient {
     };
   }
 
-  async request(method: string, path: string, body?: unknown): Promise<HttpResponse> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<HttpResponse> {
     const res = await httpRequest(this.agent, this.port, method, path, {
-      headers: this.headers(method, body !== undefined),
+      headers: { ...this.headers(method, body !== undefined), ...extraHeaders },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     this.takeCookie(res);

@@ -45,7 +45,7 @@ export interface RuntimeOptions {
 export interface Runtime {
   deps: AppDeps;
   simulatorUrl: string;
-  /** Stops runs (marking them failed), ends SSE streams, writes pending events, stops the simulator. */
+  /** Stops runs (paused as interrupted), ends SSE streams, writes pending events, stops the simulator. */
   close(): Promise<void>;
 }
 

@@ -117,4 +117,34 @@ describe.skipIf(!hasChromium)('board journey in Chromium', () => {
     expect(width).toBeLessThanOrEqual(390);
     await page.close();
   });
+
+  it('revalidates the board with If-None-Match, and opens a card in the drawer with its whole task', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors = collectErrors(page);
+    const lists: { ifNoneMatch: string | undefined; status: number }[] = [];
+    page.on('response', async (response) => {
+      const request = response.request();
+      if (request.method() !== 'GET' || new URL(request.url()).pathname !== '/api/tasks') return;
+      lists.push({ ifNoneMatch: (await request.allHeaders())['if-none-match'], status: response.status() });
+    });
+    await page.goto(`${server.url}/login`);
+    await page.getByTestId('login-email').fill('journey@example.com');
+    await page.getByTestId('login-password').fill('journey-password');
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(/\/projects\//);
+    await expect.poll(() => cards(page).count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    await page.reload();
+    await expect.poll(() => cards(page).count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    // The browser keeps the list (Cache-Control: private, no-cache) and asks whether it changed.
+    await expect
+      .poll(() => lists.some((list) => list.ifNoneMatch?.startsWith('W/"')), { timeout: 10_000 })
+      .toBe(true);
+
+    await card(page, 'Phone task').click();
+    const drawer = page.getByTestId('task-drawer');
+    await expect.poll(() => drawer.getByText('No description').count(), { timeout: 10_000 }).toBe(1);
+    expect(await drawer.getByTestId('task-status').textContent()).toBe('Backlog');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -49,6 +49,8 @@ describe('createGuardedFetch', () => {
       expect(cause, host).toMatchObject({ code: 'ADDRESS_NOT_ALLOWED' });
     }
     // A name is refused under its own name: what it resolved to stays on the server.
+    const failure = await guarded(`http://localhost:${port}/x`).catch((e: Error) => e);
+    expect((failure as Error).message).toMatch(/^localhost is a local or private address/);
     const cause = (await refusal(guarded(`http://localhost:${port}/x`))) as Error;
     expect(cause.message).toMatch(/^localhost is/);
     expect(cause.message).not.toMatch(/127\.0\.0\.1|::1/);
@@ -67,6 +69,20 @@ describe('createGuardedFetch', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-echo')).toBe('yes');
     expect(await res.text()).toBe('got hello');
+  });
+
+  it('checks the address on every new connection, not once: a name that turns private is refused', async () => {
+    // Stands for a DNS answer that changes between two connections (rebinding).
+    let turned = false;
+    const guarded = createGuardedFetch({
+      allows: (_host, address) => !turned || !address.startsWith('127.'),
+    });
+    const first = await guarded(`http://localhost:${port}/a`, { headers: { connection: 'close' } });
+    expect(first.status).toBe(200);
+    await first.text();
+    turned = true;
+    const cause = await refusal(guarded(`http://localhost:${port}/b`, { headers: { connection: 'close' } }));
+    expect(cause).toMatchObject({ code: 'ADDRESS_NOT_ALLOWED' });
   });
 
   it('never follows a redirect', async () => {

@@ -90,7 +90,9 @@ export function createGuardedFetch(policy: NetworkPolicy): typeof fetch {
       signal.addEventListener('abort', onAbort, { once: true });
       req.on('error', (error) => {
         signal.removeEventListener('abort', onAbort);
-        reject(signal.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }));
+        // A refusal keeps its own words (they name the host); anything else reads like fetch's failure.
+        const message = error instanceof AppError ? error.message : 'fetch failed';
+        reject(signal.aborted ? signal.reason : new TypeError(message, { cause: error }));
       });
       req.on('response', (res) => {
         res.on('close', () => signal.removeEventListener('abort', onAbort));

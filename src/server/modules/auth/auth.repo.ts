@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray } from 'drizzle-orm';
+import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { sessions, users } from '../../db/schema.js';
 
@@ -17,13 +17,26 @@ export async function insertSession(db: Db, values: { id: string; userId: string
   await db.insert(sessions).values(values);
 }
 
-export async function findSessionUser(db: Db, sessionId: string, now: Date) {
-  const [row] = await db
-    .select({ id: users.id, email: users.email, createdAt: users.createdAt })
+function prepareFindSessionUser(db: Db) {
+  return db
+    .select({ id: users.id, email: users.email, createdAt: users.createdAt, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now)))
-    .limit(1);
+    .where(and(eq(sessions.id, sql.placeholder('sessionId')), gt(sessions.expiresAt, sql.placeholder('now'))))
+    .limit(1)
+    .prepare('find_session_user');
+}
+
+// Every signed-in request runs it: built once per database, and prepared once per connection.
+const findSessionUserQueries = new WeakMap<Db, ReturnType<typeof prepareFindSessionUser>>();
+
+export async function findSessionUser(db: Db, sessionId: string, now: Date) {
+  let query = findSessionUserQueries.get(db);
+  if (!query) {
+    query = prepareFindSessionUser(db);
+    findSessionUserQueries.set(db, query);
+  }
+  const [row] = await query.execute({ sessionId, now });
   return row ?? null;
 }
 

@@ -1,9 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { LoginInput, RegisterInput } from '../../../contracts/auth.js';
+import type { Db } from '../../db/client.js';
 import type { AppDeps, SessionUser } from '../../deps.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { AppError } from '../../lib/errors.js';
+import { LruCache } from '../../lib/lru-cache.js';
 import { createProjectForUser, DEFAULT_PROJECT_NAME } from '../projects/projects.js';
 import { deleteSession, findSessionUser, findUserByEmail, insertSession, insertUser } from './auth.repo.js';
 
@@ -76,9 +78,29 @@ export async function login(deps: AppDeps, input: LoginInput): Promise<IssuedSes
   return issueSession(deps, { id: user.id, email: user.email, createdAt: user.createdAt });
 }
 
+/**
+ * Sessions found in the last second, per database: a board's burst of requests (list, revalidations,
+ * cards' runs) asks the database once. Logout drops its entry at once; expiry is checked every time.
+ */
+const SESSION_RECHECK_MS = 1000;
+const recentSessions = new WeakMap<
+  Db,
+  LruCache<string, { user: SessionUser; expiresAt: number; foundAt: number }>
+>();
+
+function recentSessionsOf(db: Db) {
+  let cache = recentSessions.get(db);
+  if (!cache) {
+    cache = new LruCache(10_000);
+    recentSessions.set(db, cache);
+  }
+  return cache;
+}
+
 /** Ends the session on the server: its cookie stops working and its event streams close at once. */
 export async function logout(deps: AppDeps, token: string): Promise<void> {
   const sessionId = sessionIdOf(token);
+  recentSessionsOf(deps.db).delete(sessionId);
   await deleteSession(deps.db, sessionId);
   deps.sseHub.endSession(sessionId);
 }
@@ -90,6 +112,18 @@ export async function resolveSession(
 ): Promise<{ user: SessionUser; sessionId: string } | null> {
   if (!token || token.length > 128) return null;
   const sessionId = sessionIdOf(token);
-  const user = await findSessionUser(deps.db, sessionId, new Date(deps.now()));
-  return user ? { user, sessionId } : null;
+  const now = deps.now();
+  const recent = recentSessionsOf(deps.db);
+  const known = recent.get(sessionId);
+  if (known && now < known.expiresAt && now - known.foundAt < SESSION_RECHECK_MS && now >= known.foundAt) {
+    return { user: known.user, sessionId };
+  }
+  const row = await findSessionUser(deps.db, sessionId, new Date(now));
+  if (!row) {
+    recent.delete(sessionId);
+    return null;
+  }
+  const user: SessionUser = { id: row.id, email: row.email, createdAt: row.createdAt };
+  recent.set(sessionId, { user, expiresAt: row.expiresAt.getTime(), foundAt: now });
+  return { user, sessionId };
 }

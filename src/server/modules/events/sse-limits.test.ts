@@ -152,6 +152,8 @@ describe('the per-user cap', () => {
         data: { runId: '', agent: 'coder', chunk: 'still here', timestamp: 1 },
       });
       for (const conn of conns.slice(1)) expect((await conn.next())?.data).toContain('still here');
+      expect(t.deps.sseHub.stats.closedOverCap).toBe(1);
+      expect(t.deps.sseHub.stats.open).toBeGreaterThanOrEqual(3);
     } finally {
       for (const conn of conns) conn.close();
     }

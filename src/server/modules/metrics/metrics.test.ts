@@ -38,6 +38,7 @@ describe('GET /api/metrics with AUTOCODER_METRICS_TOKEN set', () => {
     expect(text).toMatch(/^autocoder_runs_active 0$/m);
     expect(text).toContain(`autocoder_info{version="test",database="${t.deps.dbKind}"} 1`);
     expect(text).toMatch(/^process_resident_memory_bytes \d+$/m);
+    expect(text).toMatch(/^autocoder_sse_streams_open 0$/m);
   });
 
   it('keeps the JSON form for clients that ask for it', async () => {
@@ -48,6 +49,7 @@ describe('GET /api/metrics with AUTOCODER_METRICS_TOKEN set', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       database: { kind: t.deps.dbKind, statements: expect.any(Number) },
+      sse: { open: 0, droppedSlow: 0 },
       runs: { active: 0 },
       process: { rssBytes: expect.any(Number) },
     });

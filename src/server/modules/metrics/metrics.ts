@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import type { AppDeps } from '../../deps.js';
 
-type MetricsSource = Pick<AppDeps, 'dbKind' | 'dbStats' | 'events' | 'orchestrator' | 'version'>;
+type MetricsSource = Pick<AppDeps, 'dbKind' | 'dbStats' | 'events' | 'orchestrator' | 'sseHub' | 'version'>;
 
 /** The JSON form of GET /api/metrics (the benchmarks read it). */
 export function metricsSnapshot(deps: MetricsSource) {
@@ -10,6 +10,7 @@ export function metricsSnapshot(deps: MetricsSource) {
   return {
     database: { kind: deps.dbKind, ...deps.dbStats },
     events: { ...deps.events.stats },
+    sse: { ...deps.sseHub.stats },
     runs: { active: deps.orchestrator.activeCount },
     process: {
       rssBytes: memory.rss,
@@ -40,6 +41,15 @@ export async function createMetricsRegistry(deps: MetricsSource): Promise<Regist
         this.inc(read());
       },
     });
+  const gaugeOf = (name: string, help: string, read: () => number) =>
+    new prom.Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
   new prom.Gauge({
     name: 'autocoder_info',
     help: 'Always 1; labels name the version and the database kind.',
@@ -58,14 +68,27 @@ export async function createMetricsRegistry(deps: MetricsSource): Promise<Regist
     'Events written by the event log.',
     () => deps.events.stats.persisted,
   );
-  new prom.Gauge({
-    name: 'autocoder_runs_active',
-    help: 'Pipeline runs this process is driving.',
-    registers: [registry],
-    collect() {
-      this.set(deps.orchestrator.activeCount);
-    },
-  });
+  gaugeOf(
+    'autocoder_runs_active',
+    'Pipeline runs this process is driving.',
+    () => deps.orchestrator.activeCount,
+  );
+  gaugeOf('autocoder_sse_streams_open', 'Open SSE streams.', () => deps.sseHub.stats.open);
+  totalOf(
+    'autocoder_sse_streams_dropped_slow_total',
+    'SSE streams closed because their client fell more than the queue bound behind.',
+    () => deps.sseHub.stats.droppedSlow,
+  );
+  totalOf(
+    'autocoder_sse_streams_closed_session_ended_total',
+    'SSE streams closed because their session ended (logout, expiry).',
+    () => deps.sseHub.stats.closedSessionEnded,
+  );
+  totalOf(
+    'autocoder_sse_streams_closed_over_cap_total',
+    'SSE streams closed because their user opened more than the per-user cap.',
+    () => deps.sseHub.stats.closedOverCap,
+  );
   prom.collectDefaultMetrics({ register: registry });
   return registry;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.js';
 import { GitError } from '../../lib/git.js';
 import { LlmError } from '../llm/provider.js';
-import { AgentOutputError } from './agents/agent-base.js';
+import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
 import { describeFailure } from './failures.js';
 import type { RunCursor } from './run-context.js';
 
@@ -36,6 +36,17 @@ describe('describeFailure', () => {
   it('pauses when an agent’s answer did not parse twice', () => {
     const { details } = describeFailure(new AgentOutputError('reviewer', 'bad'), cursor('reviewing'), 1);
     expect(details).toMatchObject({ type: 'parse_error', failedAgent: 'reviewer', retryable: true });
+  });
+
+  it('pauses with answer_too_large when an answer went past the cap', () => {
+    const { details, logAsBug } = describeFailure(
+      new AnswerTooLargeError('coder', 1024),
+      cursor('coding'),
+      1,
+    );
+    expect(details).toMatchObject({ type: 'answer_too_large', failedAgent: 'coder', retryable: true });
+    expect(details.message).toMatch(/1024 bytes/);
+    expect(logAsBug).toBe(false);
   });
 
   it.each([

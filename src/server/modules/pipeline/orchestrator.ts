@@ -90,7 +90,10 @@ export class Orchestrator {
     this.maxRunningPerUser = deps.maxRunningPerUser ?? 5;
   }
 
-  /** Seed 004 step 11.1: validates, records the run, answers at once; the run goes on in the background. */
+  /**
+   * Seed 004 step 11.1: validates, records the run, answers at once; the run goes on in the
+   * background, after the answer (its worktree setup waits its turn: see RunExecutor).
+   */
   async start(
     userId: string,
     taskId: string,
@@ -106,8 +109,7 @@ export class Orchestrator {
         'Pipeline can only start on tasks in Backlog or Spec status',
       );
     }
-    const latest = await latestRunOfTask(this.deps.db, taskId);
-    if (latest && (latest.status === 'running' || latest.status === 'paused')) throw pipelineActive();
+    // A run already active on the task is refused by the database (one active run per task): one query fewer.
     const cursor: RunCursor = { phase: 'planning', subtaskIndex: 0, roundStart: 0, retryCount: 0 };
     const row = await this.withRunningSlot(userId, async () => {
       try {

@@ -9,6 +9,7 @@ import {
   type ReviewResult,
   type Subtask,
 } from '../../../contracts/pipeline.js';
+import { Limiter } from '../../lib/limiter.js';
 import type { Logger } from '../../lib/logger.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
@@ -20,6 +21,12 @@ import { agentOf, type RunContext, type RunCursor } from './run-context.js';
 import { announceEnd, type DriverEnv, driveRun } from './run-driver.js';
 import type { RunEvents } from './run-events.js';
 import { findRun, type RunRow, taskWithProject } from './runs.repo.js';
+
+/**
+ * Worktree setups at once. Each forks git several times; a burst of starts would otherwise fork
+ * dozens of processes together and hold up every request sharing the event loop.
+ */
+const WORKTREE_SETUPS_AT_ONCE = 2;
 
 interface ActiveRun {
   ctx: RunContext;
@@ -43,6 +50,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export class RunExecutor {
   private readonly active = new Map<string, ActiveRun>();
   private readonly cleanups = new Set<Promise<void>>();
+  private readonly setups = new Limiter(WORKTREE_SETUPS_AT_ONCE);
 
   constructor(
     private readonly deps: OrchestratorDeps,
@@ -169,6 +177,8 @@ export class RunExecutor {
       usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, costUsd: row.costUsd },
     };
     const done = (async () => {
+      // Nothing of the run happens in the turn of the request that launched it: that answers first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (delayMs > 0) await sleep(delayMs, controller.signal);
       await this.execute(ctx, row);
     })()
@@ -189,39 +199,7 @@ export class RunExecutor {
   private async execute(ctx: RunContext, row: RunRow) {
     const log = this.deps.logger.child({ taskId: ctx.taskId, runId: ctx.runId });
     try {
-      if (ctx.cancelled) return;
-      const found = await taskWithProject(this.deps.db, ctx.taskId);
-      if (!found) return;
-      ctx.projectId = found.project.id;
-      ctx.repoPath = found.project.repoPath;
-      ctx.defaultBranch = found.project.defaultBranch;
-      ctx.task = {
-        title: found.task.title,
-        description: found.task.description,
-        category: found.task.category,
-      };
-      if (!ctx.branch) ctx.branch = branchName(found.task.title, ctx.runId.slice(0, 8));
-      const { baseCommit } = await createRunWorktree({
-        repoPath: ctx.repoPath,
-        worktreePath: ctx.worktreePath,
-        branch: ctx.branch,
-        baseBranch: ctx.defaultBranch,
-      });
-      if (ctx.baseCommit) {
-        // Resuming (retry, restart): drop what a half-done step left behind — uncommitted files,
-        // or a commit made just before the process died and never recorded — so that step runs
-        // again from the recorded head and commits exactly once.
-        await resetWorktree(ctx.worktreePath, ctx.headCommit ?? ctx.baseCommit);
-      }
-      ctx.baseCommit ??= baseCommit;
-      if (
-        row.branch !== ctx.branch ||
-        row.worktreePath !== ctx.worktreePath ||
-        row.baseCommit !== ctx.baseCommit
-      ) {
-        // Written with the first phase transition: one UPDATE fewer per run.
-        ctx.pendingPatch = { branch: ctx.branch, worktreePath: ctx.worktreePath, baseCommit: ctx.baseCommit };
-      }
+      if (!(await this.setups.run(() => this.setUp(ctx, row)))) return;
       if (ctx.cancelled) return;
       await driveRun(this.env, ctx, row);
     } catch (error) {
@@ -229,6 +207,44 @@ export class RunExecutor {
       await this.pauseOrFail(ctx, error, log);
     }
     await this.afterExecution(ctx, log);
+  }
+
+  /** Loads the task and gives the run its worktree; false when the run is gone or cancelled meanwhile. */
+  private async setUp(ctx: RunContext, row: RunRow): Promise<boolean> {
+    if (ctx.cancelled) return false;
+    const found = await taskWithProject(this.deps.db, ctx.taskId);
+    if (!found) return false;
+    ctx.projectId = found.project.id;
+    ctx.repoPath = found.project.repoPath;
+    ctx.defaultBranch = found.project.defaultBranch;
+    ctx.task = {
+      title: found.task.title,
+      description: found.task.description,
+      category: found.task.category,
+    };
+    if (!ctx.branch) ctx.branch = branchName(found.task.title, ctx.runId.slice(0, 8));
+    const { baseCommit } = await createRunWorktree({
+      repoPath: ctx.repoPath,
+      worktreePath: ctx.worktreePath,
+      branch: ctx.branch,
+      baseBranch: ctx.defaultBranch,
+    });
+    if (ctx.baseCommit) {
+      // Resuming (retry, restart): drop what a half-done step left behind — uncommitted files,
+      // or a commit made just before the process died and never recorded — so that step runs
+      // again from the recorded head and commits exactly once.
+      await resetWorktree(ctx.worktreePath, ctx.headCommit ?? ctx.baseCommit);
+    }
+    ctx.baseCommit ??= baseCommit;
+    if (
+      row.branch !== ctx.branch ||
+      row.worktreePath !== ctx.worktreePath ||
+      row.baseCommit !== ctx.baseCommit
+    ) {
+      // Written with the first phase transition: one UPDATE fewer per run.
+      ctx.pendingPatch = { branch: ctx.branch, worktreePath: ctx.worktreePath, baseCommit: ctx.baseCommit };
+    }
+    return true;
   }
 
   /**

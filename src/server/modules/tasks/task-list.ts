@@ -12,7 +12,7 @@ import type {
 import type { Db } from '../../db/client.js';
 import type { AppDeps } from '../../deps.js';
 import { notFound } from '../../lib/errors.js';
-import { LruCache } from './lru-cache.js';
+import { LruCache } from '../../lib/lru-cache.js';
 import { toTask } from './tasks.js';
 import { type CardRow, findTasksVersion, listCardRows, listTaskRows } from './tasks.repo.js';
 

@@ -75,13 +75,26 @@ export async function listCardRows(db: Db, filter: TaskListFilter) {
 
 export type CardRow = Awaited<ReturnType<typeof listCardRows>>[number];
 
-/** The project's board version (bumped by triggers on every task write), when the user owns it. */
-export async function findTasksVersion(db: Db, userId: string, projectId: string): Promise<number | null> {
-  const [row] = await db
+function prepareFindTasksVersion(db: Db) {
+  return db
     .select({ version: projects.tasksVersion })
     .from(projects)
-    .where(and(eq(projects.id, projectId), eq(projects.userId, userId)))
-    .limit(1);
+    .where(and(eq(projects.id, sql.placeholder('projectId')), eq(projects.userId, sql.placeholder('userId'))))
+    .limit(1)
+    .prepare('find_tasks_version');
+}
+
+// Every board load and revalidation runs it: built once per database, prepared once per connection.
+const findTasksVersionQueries = new WeakMap<Db, ReturnType<typeof prepareFindTasksVersion>>();
+
+/** The project's board version (bumped by triggers on every task write), when the user owns it. */
+export async function findTasksVersion(db: Db, userId: string, projectId: string): Promise<number | null> {
+  let query = findTasksVersionQueries.get(db);
+  if (!query) {
+    query = prepareFindTasksVersion(db);
+    findTasksVersionQueries.set(db, query);
+  }
+  const [row] = await query.execute({ projectId, userId });
   return row?.version ?? null;
 }
 

@@ -60,7 +60,8 @@ export function isLocalRemote(url: string): boolean {
   return path.isAbsolute(url) || /^file:/i.test(url) || url.startsWith('.') || /^[a-z]:[\\/]/i.test(url);
 }
 
-const SCP_LIKE = /^[\w.-]+@([\w.-]+|\[[0-9a-f:.]+\]):[^\s]+$/i;
+/** `user@host:path`; neither part may start with "-" (it would reach ssh as an option). */
+const SCP_LIKE = /^\w[\w.-]*@(\w[\w.-]*|\[[0-9a-f:.]+\]):[^\s]+$/i;
 
 /**
  * Checks a repository URL a user typed and returns how to clone it: the URL to hand git and the
