@@ -120,7 +120,7 @@ describe('the server process', () => {
     } finally {
       expect(await second.stop('SIGINT')).toBe(0);
     }
-  });
+  }, 180_000);
 
   it('refuses to start with a clear message when the configuration is invalid', async () => {
     await expect(startServerProcess({ AUTOCODER_DATA_DIR: dataDir, PORT: 'eighty' }, 15_000)).rejects.toThrow(

@@ -20,7 +20,7 @@ export interface ServerProcess {
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  timeoutMs = 30_000,
+  timeoutMs = 60_000,
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/server/main.ts')], {
     cwd: root,
@@ -31,10 +31,11 @@ export async function startServerProcess(
   const lines: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start in ${timeoutMs} ms:\n${lines.join('\n')}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // A server that did not come up is not left behind to write into a data dir being removed.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in ${timeoutMs} ms:\n${lines.join('\n')}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
         lines.push(line);
