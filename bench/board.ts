@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCard, TaskCategory, TaskPriority } from '../src/contracts/tasks.js';
-import { type Aim, baseEnv, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
+import { type Aim, baseEnv, cpuProfileArgs, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
 import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
@@ -71,11 +71,7 @@ export async function benchBoard(
   const dataDir = await makeTempDir(`autocoder-bench-board-${kind}-`);
   const port = await freePort();
   const since = performance.now();
-  // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
-  const profile = process.env.BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-    : [];
-  const server = spawnGroup(process.execPath, [...profile, 'dist/server/main.js'], root, {
+  const server = spawnGroup(process.execPath, [...cpuProfileArgs(), 'dist/server/main.js'], root, {
     ...baseEnv(),
     PORT: String(port),
     HOST: '127.0.0.1',

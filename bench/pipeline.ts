@@ -14,6 +14,7 @@ import {
   type Aim,
   baseEnv,
   childrenCpuMs,
+  cpuProfileArgs,
   firstLine,
   intEnv,
   processCpuMs,
@@ -258,7 +259,7 @@ export async function benchPipeline(
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
   const since = performance.now();
-  const server = spawnGroup(process.execPath, ['dist/server/main.js'], root, env);
+  const server = spawnGroup(process.execPath, [...cpuProfileArgs(), 'dist/server/main.js'], root, env);
   const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(64, config.runs), timeout: 4_000 });
   const tasks: TaskState[] = [];
   let sampler: NodeJS.Timeout | undefined;

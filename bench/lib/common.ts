@@ -115,3 +115,9 @@ export function childrenCpuMs(pid: number): number | null {
     return null;
   }
 }
+
+/** `BENCH_CPU_PROF=<dir>`: node flags that make a server write a V8 CPU profile there when it stops. */
+export function cpuProfileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}

@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { yieldTurn } from '../../lib/yield-turn.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, guardCall } from './call-guard.js';
 import { toLlmError } from './errors.js';
 import { LlmError, type LlmProvider, type LlmRequest, type LlmResponse } from './provider.js';
@@ -60,6 +61,8 @@ export function createAnthropicProvider(opts: AnthropicProviderOptions): LlmProv
       );
       for await (const event of events) {
         guard.touch();
+        const pause = yieldTurn();
+        if (pause) await pause;
         if (event.type === 'message_start') {
           model = event.message.model || model;
           inputTokens = event.message.usage.input_tokens;

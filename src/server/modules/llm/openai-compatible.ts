@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { yieldTurn } from '../../lib/yield-turn.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, guardCall } from './call-guard.js';
 import { toLlmError } from './errors.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from './provider.js';
@@ -58,6 +59,8 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): LlmProvider {
       );
       for await (const chunk of chunks) {
         guard.touch();
+        const pause = yieldTurn();
+        if (pause) await pause;
         if (chunk.model) model = chunk.model;
         if (chunk.usage) {
           inputTokens = chunk.usage.prompt_tokens;
