@@ -307,13 +307,27 @@ async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promi
       `  seeded ${int(tasks.length)} tasks (${int(seed.throughput)}/s); list is ${int(listed.body.length)} bytes`,
     );
 
-    // --- (a) login: every client signs in as the owner (the same argon2id verify as any account)
+    // --- (a) login: every client signs in as its own account. Failed logins count per email before
+    // the password is verified, so 50 parallel logins to one account would mostly be refused (429).
     const clients = Array.from({ length: config.clients }, () => new BenchClient(agent, port));
     const clientOf = (worker: number) => {
       const client = clients[worker];
       if (!client) throw new Error(`no client ${worker}`);
       return client;
     };
+    const loginEmails = clients.map(
+      (_, i) => `bench-login-${i}-${randomBytes(3).toString('hex')}@example.com`,
+    );
+    await Promise.all(
+      loginEmails.map((address) =>
+        new BenchClient(agent, port).json(
+          'POST',
+          '/api/auth/register',
+          { email: address, password: PASSWORD },
+          201,
+        ),
+      ),
+    );
     const login = await runScenario({
       name: 'login',
       label: 'POST /api/auth/login',
@@ -324,12 +338,18 @@ async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promi
       expect: 200,
       serverPid: server.pid,
       send: async (worker) =>
-        (await clientOf(worker).request('POST', '/api/auth/login', { email, password: PASSWORD })).status,
+        (
+          await clientOf(worker).request('POST', '/api/auth/login', {
+            email: loginEmails[worker],
+            password: PASSWORD,
+          })
+        ).status,
     });
     print1(login);
-    // Every client needs a session for what follows, whatever the login scenario met.
+    // What follows acts on the owner's board: every client signs in as the owner.
     for (const client of clients) {
-      if (!client.cookie) await client.json('POST', '/api/auth/login', { email, password: PASSWORD }, 200);
+      client.cookie = '';
+      await client.json('POST', '/api/auth/login', { email, password: PASSWORD }, 200);
     }
 
     // --- (b) list the project of N tasks
