@@ -26,6 +26,11 @@ export async function build({ quiet = false } = {}) {
     path.join(root, 'src/server/db/pglite-worker.mjs'),
     path.join(root, 'dist/server/pglite-worker.mjs'),
   );
+  // So does the launcher of git commands (see src/server/lib/spawner.ts).
+  await copyFile(
+    path.join(root, 'src/server/lib/spawner-process.mjs'),
+    path.join(root, 'dist/server/spawner-process.mjs'),
+  );
   await buildDatabaseTemplate();
   await writeFile(path.join(root, 'dist/.build-stamp'), new Date().toISOString());
   if (!quiet) console.log(`built in ${Date.now() - started} ms`);

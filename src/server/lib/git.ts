@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CommandError, runCommand } from './spawner.js';
 
 export class GitError extends Error {
   constructor(
@@ -93,60 +93,47 @@ export async function git(args: string[], options: GitOptions = {}): Promise<Git
 function runGit(args: string[], options: GitOptions, untrustedHome?: string): Promise<GitResult> {
   const { cwd, timeoutMs = 60_000, signal, maxOutputBytes = 64 * 1024 * 1024 } = options;
   const config = [...(untrustedHome ? UNTRUSTED_CONFIG : []), ...(options.config ?? [])];
-  return new Promise((resolve, reject) => {
-    const settings = config.flatMap((pair) => ['-c', pair]);
-    const child = spawn('git', [...IDENTITY, '-c', 'protocol.ext.allow=never', ...settings, ...args], {
-      cwd,
-      env: untrustedHome
-        ? untrustedEnv(untrustedHome)
-        : {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: options.home ?? process.env.HOME ?? '/tmp',
-            LANG: 'C',
-            GIT_TERMINAL_PROMPT: '0',
-            GIT_ASKPASS: 'echo',
-            SSH_ASKPASS: 'echo',
-            GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=15',
-          },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      signal,
-      timeout: timeoutMs,
-      killSignal: 'SIGKILL',
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let truncated = false;
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (truncated) return;
-      size += chunk.length;
-      if (size > maxOutputBytes) {
-        truncated = true;
-        chunks.push(chunk.subarray(0, chunk.length - (size - maxOutputBytes)));
-        child.kill('SIGKILL');
-        return;
-      }
-      chunks.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < 16_384) stderr += chunk.toString('utf8');
-    });
-    child.on('error', (error) => {
-      const aborted = error.name === 'AbortError';
-      reject(
-        new GitError(aborted ? 'git was cancelled' : `git could not run: ${error.message}`, null, stderr),
-      );
-    });
-    child.on('close', (code, sig) => {
-      if (truncated) return resolve({ stdout: Buffer.concat(chunks), truncated });
-      if (code === 0) return resolve({ stdout: Buffer.concat(chunks), truncated });
+  const settings = config.flatMap((pair) => ['-c', pair]);
+  return runCommand({
+    command: 'git',
+    args: [...IDENTITY, '-c', 'protocol.ext.allow=never', ...settings, ...args],
+    cwd,
+    env: untrustedHome
+      ? untrustedEnv(untrustedHome)
+      : {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: options.home ?? process.env.HOME ?? '/tmp',
+          LANG: 'C',
+          GIT_TERMINAL_PROMPT: '0',
+          GIT_ASKPASS: 'echo',
+          SSH_ASKPASS: 'echo',
+          GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=15',
+        },
+    timeoutMs,
+    maxOutputBytes,
+    signal,
+  }).then(
+    (result) => {
+      if (result.truncated || result.code === 0)
+        return { stdout: result.stdout, truncated: result.truncated };
       const reason =
-        sig === 'SIGKILL' || sig === 'SIGTERM' ? `git ${args[0]} timed out` : `git ${args[0]} failed`;
-      reject(
-        new GitError(`${reason}: ${stderr.trim().split('\n').slice(-3).join(' ')}`.trim(), code, stderr),
-      );
-    });
-  });
+        result.signal === 'SIGKILL' || result.signal === 'SIGTERM'
+          ? `git ${args[0]} timed out`
+          : `git ${args[0]} failed`;
+      const tail = result.stderr.trim().split('\n').slice(-3).join(' ');
+      throw new GitError(`${reason}: ${tail}`.trim(), result.code, result.stderr);
+    },
+    (error: unknown) => {
+      if (error instanceof CommandError) {
+        throw new GitError(
+          error.aborted ? 'git was cancelled' : `git could not run: ${error.message}`,
+          null,
+          error.stderr,
+        );
+      }
+      throw error;
+    },
+  );
 }
 
 export async function gitText(args: string[], options: GitOptions = {}): Promise<string> {
