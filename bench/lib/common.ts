@@ -1,5 +1,5 @@
 // What the benchmark parts share: environment knobs, the child server's environment and log, /proc figures, aims.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** A whole number from the environment, or `fallback` when unset. */
 export function intEnv(name: string, fallback: number): number {
@@ -102,15 +102,37 @@ export function schedStatMs(pid: number | 'self'): { runMs: number; waitMs: numb
   }
 }
 
-/** CPU of a process's exited, reaped children (cutime + cstime) in ms: for the server, its git commands. */
+/** CPU of a process's children in ms (reaped ones, and live ones with theirs): for the server, its git commands. */
 export function childrenCpuMs(pid: number): number | null {
+  const own = statFields(pid);
+  if (!own) return null;
+  // Ended children that were waited for (cutime, cstime), plus the live ones with everything they
+  // waited for: git runs under the server's long-lived command launcher (src/server/lib/spawner.ts).
+  let ticks = own.cutime + own.cstime;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const child = statFields(Number(entry));
+    if (child?.ppid === pid) ticks += child.utime + child.stime + child.cutime + child.cstime;
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+function statFields(pid: number) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const cutime = Number(fields[13]);
-    const cstime = Number(fields[14]);
-    if (!Number.isFinite(cutime) || !Number.isFinite(cstime)) return null;
-    return ((cutime + cstime) * 1000) / CLOCK_TICKS_PER_SECOND;
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    const [ppid, utime, stime, cutime, cstime] = [fields[1], fields[11], fields[12], fields[13], fields[14]];
+    if ([ppid, utime, stime, cutime, cstime].some((value) => !Number.isFinite(value))) return null;
+    return {
+      ppid: ppid as number,
+      utime: utime as number,
+      stime: stime as number,
+      cutime: cutime as number,
+      cstime: cstime as number,
+    };
   } catch {
     return null;
   }
