@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
@@ -7,6 +8,8 @@ const apiTarget = `http://127.0.0.1:${process.env.PORT ?? '3000'}`;
 export default defineConfig({
   root: 'src/web',
   plugins: [react(), tailwindcss()],
+  // `@/…` is `src/…`, for web and server alike (tsconfig.json `paths`; esbuild and tsx read it there).
+  resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
   build: {
     outDir: '../../dist/web',
     emptyOutDir: true,

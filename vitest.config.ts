@@ -1,4 +1,7 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+const alias = { '@': fileURLToPath(new URL('./src', import.meta.url)) };
 
 const shared = {
   environment: 'node' as const,
@@ -8,10 +11,13 @@ const shared = {
 };
 
 export default defineConfig({
+  // `@/…` is `src/…` (tsconfig.json `paths`).
+  resolve: { alias },
   test: {
     reporters: ['default'],
     projects: [
       {
+        resolve: { alias },
         // Module and API tests over the real app and a real database.
         test: {
           ...shared,
@@ -21,6 +27,7 @@ export default defineConfig({
         },
       },
       {
+        resolve: { alias },
         // Browser journeys: the real server serving the built web app, driven in Chromium.
         test: {
           ...shared,

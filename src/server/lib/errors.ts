@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode } from '../../contracts/errors.js';
+import { ERROR_CODES, type ErrorCode } from '@/contracts/errors.js';
 
 /** The one error type modules throw. `onError` turns it into `{ error: code, message, ...details }`. */
 export class AppError extends Error {

@@ -1,6 +1,6 @@
 import { MutationCache, QueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
-import { STATUS_LABELS, type TaskStatus } from '../../contracts/tasks';
+import { STATUS_LABELS, type TaskStatus } from '@/contracts/tasks';
 import { errorMessage, isApiError } from '../lib/api-client';
 
 function describeFailure(error: unknown): string {

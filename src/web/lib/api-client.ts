@@ -1,4 +1,4 @@
-import type { ApiErrorBody } from '../../contracts/errors';
+import type { ApiErrorBody } from '@/contracts/errors';
 
 /** An error answered by the API, or `NETWORK_ERROR` (status 0) when the server could not be reached. */
 export class ApiError extends Error {

@@ -8,7 +8,7 @@ import {
   PROVIDERS,
   type ProviderId,
   type RunOptions,
-} from '../../contracts/pipeline';
+} from '@/contracts/pipeline';
 
 /**
  * How pipelines run: the provider, its keys and the models. Shared by the settings page (which edits

@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { sessions, users } from '../../db/schema.js';
+import type { Db } from '@/server/db/client.js';
+import { sessions, users } from '@/server/db/schema.js';
 
 export async function findUserByEmail(db: Db, email: string) {
   const [row] = await db.select().from(users).where(eq(users.email, email)).limit(1);

@@ -1,10 +1,10 @@
 import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { loginSchema, type MeResponse, registerSchema } from '../../../contracts/auth.js';
-import type { AppDeps, AppEnv, SessionUser } from '../../deps.js';
-import { isHttps } from '../../http/client-ip.js';
-import { limitPerIp, SESSION_COOKIE } from '../../http/middleware.js';
-import { readJson } from '../../lib/validate.js';
+import { loginSchema, type MeResponse, registerSchema } from '@/contracts/auth.js';
+import type { AppDeps, AppEnv, SessionUser } from '@/server/deps.js';
+import { isHttps } from '@/server/http/client-ip.js';
+import { limitPerIp, SESSION_COOKIE } from '@/server/http/middleware.js';
+import { readJson } from '@/server/lib/validate.js';
 import { type IssuedSession, login, logout, register, resolveSession } from './auth.js';
 
 const publicUser = (user: SessionUser) => ({

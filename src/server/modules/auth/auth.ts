@@ -1,11 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
-import type { LoginInput, RegisterInput } from '../../../contracts/auth.js';
-import type { Db } from '../../db/client.js';
-import type { AppDeps, SessionUser } from '../../deps.js';
-import { isUniqueViolation } from '../../lib/db-errors.js';
-import { AppError } from '../../lib/errors.js';
-import { LruCache } from '../../lib/lru-cache.js';
+import type { LoginInput, RegisterInput } from '@/contracts/auth.js';
+import type { Db } from '@/server/db/client.js';
+import type { AppDeps, SessionUser } from '@/server/deps.js';
+import { isUniqueViolation } from '@/server/lib/db-errors.js';
+import { AppError } from '@/server/lib/errors.js';
+import { LruCache } from '@/server/lib/lru-cache.js';
 import { createProjectForUser, DEFAULT_PROJECT_NAME } from '../projects/projects.js';
 import { deleteSession, findSessionUser, findUserByEmail, insertSession, insertUser } from './auth.repo.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessions } from '../../db/schema.js';
-import { createTestApp, signedInClient, type TestApp } from '../../testing/test-app.js';
+import { sessions } from '@/server/db/schema.js';
+import { createTestApp, signedInClient, type TestApp } from '@/server/testing/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {

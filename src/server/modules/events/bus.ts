@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../../contracts/pipeline.js';
+import type { StoredEvent } from '@/contracts/pipeline.js';
 
 export type Listener = (event: StoredEvent) => void;
 

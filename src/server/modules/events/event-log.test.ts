@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineEvent, StoredEvent } from '../../../contracts/pipeline.js';
-import type { Database } from '../../db/client.js';
-import { createLogger } from '../../lib/logger.js';
-import { openTestDatabase } from '../../testing/test-db.js';
+import type { PipelineEvent, StoredEvent } from '@/contracts/pipeline.js';
+import type { Database } from '@/server/db/client.js';
+import { createLogger } from '@/server/lib/logger.js';
+import { openTestDatabase } from '@/server/testing/test-db.js';
 import { createMemoryBus } from './bus.js';
 import { EventLog, type EventLogOptions } from './event-log.js';
 import { countEvents } from './events.repo.js';

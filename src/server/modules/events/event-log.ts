@@ -1,6 +1,6 @@
-import type { PipelineEvent, StoredEvent } from '../../../contracts/pipeline.js';
-import type { Db } from '../../db/client.js';
-import type { Logger } from '../../lib/logger.js';
+import type { PipelineEvent, StoredEvent } from '@/contracts/pipeline.js';
+import type { Db } from '@/server/db/client.js';
+import type { Logger } from '@/server/lib/logger.js';
 import type { EventBus } from './bus.js';
 import { type EventRow, eventsAfter, insertEvents, maxSeq } from './events.repo.js';
 

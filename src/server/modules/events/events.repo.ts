@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, max, min, type SQL, sql } from 'drizzle-orm';
-import type { StoredEvent } from '../../../contracts/pipeline.js';
-import type { Db } from '../../db/client.js';
-import { events } from '../../db/schema.js';
+import type { StoredEvent } from '@/contracts/pipeline.js';
+import type { Db } from '@/server/db/client.js';
+import { events } from '@/server/db/schema.js';
 
 export interface EventRow {
   stream: string;

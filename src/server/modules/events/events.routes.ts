@@ -1,7 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
-import type { AppDeps, AppEnv } from '../../deps.js';
-import { readId } from '../../lib/validate.js';
+import type { AppDeps, AppEnv } from '@/server/deps.js';
+import { readId } from '@/server/lib/validate.js';
 import { latestRunOfTask } from '../pipeline/runs.repo.js';
 import { getOwnedProject } from '../projects/projects.js';
 import { getOwnedTask } from '../tasks/tasks.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../lib/logger.js';
+import type { Logger } from '@/server/lib/logger.js';
 import type { SseCloseReason, SseStream } from './sse-stream.js';
 
 export interface SseHubOptions {

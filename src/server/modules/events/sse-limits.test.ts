@@ -1,8 +1,8 @@
 import net from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessions } from '../../db/schema.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { sessions } from '@/server/db/schema.js';
+import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
 import { newTask, post, type TaskSetup } from '../pipeline/testing/run-kit.js';
 import { taskStream } from './bus.js';
 import { eventually, SseConnection, serveOnSocket } from './testing/sse-client.js';

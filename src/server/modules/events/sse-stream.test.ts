@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../../contracts/pipeline.js';
+import type { StoredEvent } from '@/contracts/pipeline.js';
 import { commentFrame, frameOf, SseStream } from './sse-stream.js';
 
 const event = (id: number, chunk: string): StoredEvent => ({

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../../contracts/pipeline.js';
+import type { StoredEvent } from '@/contracts/pipeline.js';
 
 /** Why a stream ended: the client left, it could not keep up, or the server ended it. */
 export type SseCloseReason =

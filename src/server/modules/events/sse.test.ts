@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../../contracts/pipeline.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import type { StoredEvent } from '@/contracts/pipeline.js';
+import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
 import {
   isPhase,
   LONG_TEST_MS,

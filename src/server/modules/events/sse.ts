@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../../contracts/pipeline.js';
+import type { StoredEvent } from '@/contracts/pipeline.js';
 import type { EventLog } from './event-log.js';
 import { commentFrame, frameOf, type SseStream } from './sse-stream.js';
 

@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { yieldTurn } from '../../lib/yield-turn.js';
+import { yieldTurn } from '@/server/lib/yield-turn.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, guardCall } from './call-guard.js';
 import { toLlmError } from './errors.js';
 import { LlmError, type LlmProvider, type LlmRequest, type LlmResponse } from './provider.js';

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { yieldTurn } from '../../lib/yield-turn.js';
+import { yieldTurn } from '@/server/lib/yield-turn.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, guardCall } from './call-guard.js';
 import { toLlmError } from './errors.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from './provider.js';

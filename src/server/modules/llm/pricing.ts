@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../../../contracts/pipeline.js';
+import type { TokenUsage } from '@/contracts/pipeline.js';
 
 interface Price {
   /** Matches the model id (dated ids, aliases and "anthropic/…" router names alike). */

@@ -1,4 +1,4 @@
-import type { AgentType, ProviderId, TokenUsage } from '../../../contracts/pipeline.js';
+import type { AgentType, ProviderId, TokenUsage } from '@/contracts/pipeline.js';
 
 /** One streamed completion: a system prompt and one user message. */
 export interface LlmRequest {

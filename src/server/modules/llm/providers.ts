@@ -1,4 +1,4 @@
-import type { ProviderId } from '../../../contracts/pipeline.js';
+import type { ProviderId } from '@/contracts/pipeline.js';
 import { createAnthropicProvider } from './anthropic.js';
 import { createOpenAiProvider } from './openai-compatible.js';
 import { LlmError, type LlmProvider } from './provider.js';

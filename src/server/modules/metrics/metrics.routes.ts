@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
-import type { AppDeps, AppEnv } from '../../deps.js';
-import { AppError } from '../../lib/errors.js';
+import type { AppDeps, AppEnv } from '@/server/deps.js';
+import { AppError } from '@/server/lib/errors.js';
 import { createMetricsRegistry, metricsSnapshot, tokenMatches } from './metrics.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, signedInClient, type TestApp, TestClient } from '../../testing/test-app.js';
+import { createTestApp, signedInClient, type TestApp, TestClient } from '@/server/testing/test-app.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 

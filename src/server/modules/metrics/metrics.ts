@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
-import type { AppDeps } from '../../deps.js';
+import type { AppDeps } from '@/server/deps.js';
 
 type MetricsSource = Pick<AppDeps, 'dbKind' | 'dbStats' | 'events' | 'orchestrator' | 'sseHub' | 'version'>;
 

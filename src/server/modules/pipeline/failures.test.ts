@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../lib/errors.js';
-import { GitError } from '../../lib/git.js';
+import { AppError } from '@/server/lib/errors.js';
+import { GitError } from '@/server/lib/git.js';
 import { LlmError } from '../llm/provider.js';
 import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
 import { describeFailure } from './failures.js';

@@ -1,6 +1,6 @@
-import { type ErrorDetails, MAX_RETRIES } from '../../../contracts/pipeline.js';
-import { AppError } from '../../lib/errors.js';
-import { GitError } from '../../lib/git.js';
+import { type ErrorDetails, MAX_RETRIES } from '@/contracts/pipeline.js';
+import { AppError } from '@/server/lib/errors.js';
+import { GitError } from '@/server/lib/git.js';
 import { LlmError } from '../llm/provider.js';
 import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
 import { agentOf, type RunCursor } from './run-context.js';

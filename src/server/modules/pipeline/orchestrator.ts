@@ -9,14 +9,14 @@ import {
   type RequestChangesInput,
   type RunOptions,
   type Subtask,
-} from '../../../contracts/pipeline.js';
-import type { Db } from '../../db/client.js';
-import { isUniqueViolation } from '../../lib/db-errors.js';
-import { AppError } from '../../lib/errors.js';
-import { resolveAllowed } from '../../lib/guarded-fetch.js';
-import { KeyedMutex } from '../../lib/keyed-mutex.js';
-import type { Logger } from '../../lib/logger.js';
-import type { NetworkPolicy } from '../../lib/network-policy.js';
+} from '@/contracts/pipeline.js';
+import type { Db } from '@/server/db/client.js';
+import { isUniqueViolation } from '@/server/lib/db-errors.js';
+import { AppError } from '@/server/lib/errors.js';
+import { resolveAllowed } from '@/server/lib/guarded-fetch.js';
+import { KeyedMutex } from '@/server/lib/keyed-mutex.js';
+import type { Logger } from '@/server/lib/logger.js';
+import type { NetworkPolicy } from '@/server/lib/network-policy.js';
 import { taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
 import type { LlmProvider } from '../llm/provider.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp, TestClient } from '../../testing/test-app.js';
+import { createTestApp, type TestApp, TestClient } from '@/server/testing/test-app.js';
 import { type SimulatorHandle, type StreamOutcome, startSimulator } from '../llm/simulator/server.js';
 import { LONG_TEST_MS, newTask, startOk, statusOf } from './testing/run-kit.js';
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentType } from '../../../contracts/pipeline.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import type { AgentType } from '@/contracts/pipeline.js';
+import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
 import { type SimulatorHandle, type StreamOutcome, startSimulator } from '../llm/simulator/server.js';
 import { type LlmProxy, startLlmProxy } from './testing/llm-proxy.js';
 import {

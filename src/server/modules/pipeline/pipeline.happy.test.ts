@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../../contracts/pipeline.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import type { StoredEvent } from '@/contracts/pipeline.js';
+import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
 import {
   callsBy,
   commitSubjects,

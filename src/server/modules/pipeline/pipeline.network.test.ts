@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schema } from '../../db/schema.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { schema } from '@/server/db/schema.js';
+import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
 import { LONG_TEST_MS, newTask, startRun, statusOf, taskEvents, taskStatusOf } from './testing/run-kit.js';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../../testing/test-app.js';
+import type { TestApp } from '@/server/testing/test-app.js';
 import { type LlmProxy, streamText } from './testing/llm-proxy.js';
 import {
   callsBy,

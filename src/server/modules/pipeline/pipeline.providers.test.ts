@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schema } from '../../db/schema.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { schema } from '@/server/db/schema.js';
+import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
 import { startSimulator } from '../llm/simulator/server.js';
 import { type LlmProxy, startLlmProxy } from './testing/llm-proxy.js';
 import {

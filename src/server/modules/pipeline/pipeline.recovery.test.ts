@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../../contracts/pipeline.js';
-import { createLogger } from '../../lib/logger.js';
-import type { TestApp } from '../../testing/test-app.js';
+import type { StoredEvent } from '@/contracts/pipeline.js';
+import { createLogger } from '@/server/lib/logger.js';
+import type { TestApp } from '@/server/testing/test-app.js';
 import { Orchestrator } from './orchestrator.js';
 import type { LlmProxy } from './testing/llm-proxy.js';
 import {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServerProcess } from '../../testing/server-process.js';
+import { type ServerProcess, startServerProcess } from '@/server/testing/server-process.js';
 import { type SimulatorHandle, startSimulator } from '../llm/simulator/server.js';
 import { type LlmProxy, startLlmProxy } from './testing/llm-proxy.js';
 import { LONG_TEST_MS, type RunStatusBody } from './testing/run-kit.js';

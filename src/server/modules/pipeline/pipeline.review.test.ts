@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../../testing/test-app.js';
+import type { TestApp } from '@/server/testing/test-app.js';
 import {
   callsBy,
   commitSubjects,

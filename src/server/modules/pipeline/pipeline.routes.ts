@@ -1,8 +1,8 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
-import { requestChangesSchema, runOptionsSchema } from '../../../contracts/pipeline.js';
-import type { AppEnv } from '../../deps.js';
-import { readId, readJson, readQuery } from '../../lib/validate.js';
+import { requestChangesSchema, runOptionsSchema } from '@/contracts/pipeline.js';
+import type { AppEnv } from '@/server/deps.js';
+import { readId, readJson, readQuery } from '@/server/lib/validate.js';
 import type { EventLog } from '../events/event-log.js';
 import { eventsOfRun } from '../events/events.repo.js';
 import type { Orchestrator } from './orchestrator.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
 import { LONG_TEST_MS, newTask, startRun, statusOf } from './testing/run-kit.js';
 
 /** Counts worktree setups in progress, and whether each run's start had answered before its own began. */

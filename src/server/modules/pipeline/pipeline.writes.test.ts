@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
 import { newTask, startOk, statusOf } from './testing/run-kit.js';
 
 let t: TestApp;

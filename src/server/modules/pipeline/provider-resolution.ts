@@ -1,5 +1,5 @@
-import { ANTHROPIC_KEY_PATTERN, type ProviderId, type RunOptions } from '../../../contracts/pipeline.js';
-import { AppError } from '../../lib/errors.js';
+import { ANTHROPIC_KEY_PATTERN, type ProviderId, type RunOptions } from '@/contracts/pipeline.js';
+import { AppError } from '@/server/lib/errors.js';
 
 /** Keys as they arrived with the request. They live in memory for the run's duration only. */
 export interface RequestSecrets {

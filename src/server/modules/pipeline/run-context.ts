@@ -5,7 +5,7 @@ import type {
   FileChange,
   ReviewResult,
   Subtask,
-} from '../../../contracts/pipeline.js';
+} from '@/contracts/pipeline.js';
 import type { LlmProvider } from '../llm/provider.js';
 import type { TaskContext } from './prompts/task-context.js';
 

@@ -1,6 +1,6 @@
-import { type AgentType, MAX_ITERATIONS } from '../../../contracts/pipeline.js';
-import type { Db } from '../../db/client.js';
-import type { Logger } from '../../lib/logger.js';
+import { type AgentType, MAX_ITERATIONS } from '@/contracts/pipeline.js';
+import type { Db } from '@/server/db/client.js';
+import type { Logger } from '@/server/lib/logger.js';
 import { estimateCostUsd } from '../llm/pricing.js';
 import { applyFileChanges } from '../workspace/apply-changes.js';
 import { commitAll } from '../workspace/commit.js';

@@ -1,6 +1,6 @@
-import type { PipelineEvent } from '../../../contracts/pipeline.js';
-import type { TaskStatus } from '../../../contracts/tasks.js';
-import type { Db } from '../../db/client.js';
+import type { PipelineEvent } from '@/contracts/pipeline.js';
+import type { TaskStatus } from '@/contracts/tasks.js';
+import type { Db } from '@/server/db/client.js';
 import { projectStream, taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
 import { toRunSummary } from './run-view.js';

@@ -8,9 +8,9 @@ import {
   MAX_RETRIES,
   type ReviewResult,
   type Subtask,
-} from '../../../contracts/pipeline.js';
-import { Limiter } from '../../lib/limiter.js';
-import type { Logger } from '../../lib/logger.js';
+} from '@/contracts/pipeline.js';
+import { Limiter } from '@/server/lib/limiter.js';
+import type { Logger } from '@/server/lib/logger.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
 import { createRunWorktree, removeWorktree, resetWorktree } from '../workspace/worktree.js';

@@ -10,7 +10,7 @@ import type {
   ProviderId,
   ReviewResult,
   Subtask,
-} from '../../../contracts/pipeline.js';
+} from '@/contracts/pipeline.js';
 import type { RunRow } from './runs.repo.js';
 
 export function toRunSummary(row: RunRow): PipelineRunSummary {

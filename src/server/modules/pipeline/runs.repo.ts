@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { pipelineRuns, projects, tasks } from '../../db/schema.js';
+import type { Db } from '@/server/db/client.js';
+import { pipelineRuns, projects, tasks } from '@/server/db/schema.js';
 
 export type RunRow = typeof pipelineRuns.$inferSelect;
 export type RunInsert = typeof pipelineRuns.$inferInsert;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GitHttpHost, startGitHttpHost } from '../../testing/git-http-host.js';
-import { type ServerProcess, startServerProcess } from '../../testing/server-process.js';
+import { type GitHttpHost, startGitHttpHost } from '@/server/testing/git-http-host.js';
+import { type ServerProcess, startServerProcess } from '@/server/testing/server-process.js';
 
 const run = promisify(execFile);
 

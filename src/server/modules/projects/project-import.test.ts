@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ImportOptions, Project } from '../../../contracts/projects.js';
-import { type GitHttpHost, startGitHttpHost } from '../../testing/git-http-host.js';
-import { createTestApp, signedInClient, type TestApp } from '../../testing/test-app.js';
+import type { ImportOptions, Project } from '@/contracts/projects.js';
+import { type GitHttpHost, startGitHttpHost } from '@/server/testing/git-http-host.js';
+import { createTestApp, signedInClient, type TestApp } from '@/server/testing/test-app.js';
 
 const run = promisify(execFile);
 const gitIn = (cwd: string, ...args: string[]) =>

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, signedInClient, type TestApp } from '../../testing/test-app.js';
+import { createTestApp, signedInClient, type TestApp } from '@/server/testing/test-app.js';
 import { LONG_TEST_MS, newTask, runRow, runToEnd } from '../pipeline/testing/run-kit.js';
 
 let t: TestApp;

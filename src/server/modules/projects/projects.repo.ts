@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { pipelineRuns, projects, tasks } from '../../db/schema.js';
+import type { Db } from '@/server/db/client.js';
+import { pipelineRuns, projects, tasks } from '@/server/db/schema.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
 

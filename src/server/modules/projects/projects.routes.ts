@@ -1,11 +1,7 @@
 import { Hono } from 'hono';
-import {
-  createProjectSchema,
-  filePathQuerySchema,
-  updateProjectSchema,
-} from '../../../contracts/projects.js';
-import type { AppDeps, AppEnv } from '../../deps.js';
-import { readId, readJson, readQuery } from '../../lib/validate.js';
+import { createProjectSchema, filePathQuerySchema, updateProjectSchema } from '@/contracts/projects.js';
+import type { AppDeps, AppEnv } from '@/server/deps.js';
+import { readId, readJson, readQuery } from '@/server/lib/validate.js';
 import {
   createProjectForUser,
   deleteOwnedProject,

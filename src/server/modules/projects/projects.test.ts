@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Project, ProjectFile, ProjectTree } from '../../../contracts/projects.js';
-import { createTestApp, signedInClient, type TestApp } from '../../testing/test-app.js';
+import type { Project, ProjectFile, ProjectTree } from '@/contracts/projects.js';
+import { createTestApp, signedInClient, type TestApp } from '@/server/testing/test-app.js';
 
 const run = promisify(execFile);
 const gitIn = (cwd: string, ...args: string[]) =>

@@ -6,9 +6,9 @@ import type {
   Project,
   ProjectFile,
   ProjectTree,
-} from '../../../contracts/projects.js';
-import type { AppDeps } from '../../deps.js';
-import { AppError, notFound } from '../../lib/errors.js';
+} from '@/contracts/projects.js';
+import type { AppDeps } from '@/server/deps.js';
+import { AppError, notFound } from '@/server/lib/errors.js';
 import {
   cloneRepository,
   initRepository,

@@ -1,9 +1,9 @@
 import { gunzipSync } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Task, TaskCard } from '../../../contracts/tasks.js';
-import { pipelineRuns } from '../../db/schema.js';
-import { createTestApp, signedInClient, type TestApp, type TestClient } from '../../testing/test-app.js';
+import type { Task, TaskCard } from '@/contracts/tasks.js';
+import { pipelineRuns } from '@/server/db/schema.js';
+import { createTestApp, signedInClient, type TestApp, type TestClient } from '@/server/testing/test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {

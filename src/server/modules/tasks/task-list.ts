@@ -1,18 +1,12 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { PipelinePhase, PipelineStatus } from '../../../contracts/pipeline.js';
-import type {
-  ListTasksQuery,
-  TaskCard,
-  TaskCategory,
-  TaskPriority,
-  TaskStatus,
-} from '../../../contracts/tasks.js';
-import type { Db } from '../../db/client.js';
-import type { AppDeps } from '../../deps.js';
-import { notFound } from '../../lib/errors.js';
-import { LruCache } from '../../lib/lru-cache.js';
+import type { PipelinePhase, PipelineStatus } from '@/contracts/pipeline.js';
+import type { ListTasksQuery, TaskCard, TaskCategory, TaskPriority, TaskStatus } from '@/contracts/tasks.js';
+import type { Db } from '@/server/db/client.js';
+import type { AppDeps } from '@/server/deps.js';
+import { notFound } from '@/server/lib/errors.js';
+import { LruCache } from '@/server/lib/lru-cache.js';
 import { toTask } from './tasks.js';
 import { type CardRow, findTasksVersion, listCardRows, listTaskRows } from './tasks.repo.js';
 

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, ilike, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { TaskStatus } from '../../../contracts/tasks.js';
-import type { Db } from '../../db/client.js';
-import { pipelineRuns, projects, tasks } from '../../db/schema.js';
+import type { TaskStatus } from '@/contracts/tasks.js';
+import type { Db } from '@/server/db/client.js';
+import { pipelineRuns, projects, tasks } from '@/server/db/schema.js';
 
 export type TaskRow = typeof tasks.$inferSelect;
 

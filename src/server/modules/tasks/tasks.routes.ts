@@ -4,9 +4,9 @@ import {
   listTasksQuerySchema,
   updateTaskSchema,
   updateTaskStatusSchema,
-} from '../../../contracts/tasks.js';
-import type { AppDeps, AppEnv } from '../../deps.js';
-import { readId, readJson, readQuery } from '../../lib/validate.js';
+} from '@/contracts/tasks.js';
+import type { AppDeps, AppEnv } from '@/server/deps.js';
+import { readId, readJson, readQuery } from '@/server/lib/validate.js';
 import { readTaskList } from './task-list.js';
 import { createTask, deleteTask, getOwnedTask, moveTask, toTask, updateTask } from './tasks.js';
 

@@ -7,11 +7,11 @@ import type {
   TaskStatus,
   UpdateTaskInput,
   UpdateTaskStatusInput,
-} from '../../../contracts/tasks.js';
-import { canMoveManually, MANUAL_TRANSITIONS } from '../../../contracts/tasks.js';
-import type { Db } from '../../db/client.js';
-import type { AppDeps } from '../../deps.js';
-import { AppError, notFound } from '../../lib/errors.js';
+} from '@/contracts/tasks.js';
+import { canMoveManually, MANUAL_TRANSITIONS } from '@/contracts/tasks.js';
+import type { Db } from '@/server/db/client.js';
+import type { AppDeps } from '@/server/deps.js';
+import { AppError, notFound } from '@/server/lib/errors.js';
 import { getOwnedProject } from '../projects/projects.js';
 import { POSITION_STEP, positionAt } from './positions.js';
 import {

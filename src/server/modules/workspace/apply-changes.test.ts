@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FileChange } from '../../../contracts/pipeline.js';
-import { AppError } from '../../lib/errors.js';
+import type { FileChange } from '@/contracts/pipeline.js';
+import { AppError } from '@/server/lib/errors.js';
 import { applyFileChanges } from './apply-changes.js';
 import { commitFiles, makeRepo, type TempRepo } from './test-repo.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { FileChange } from '../../../contracts/pipeline.js';
-import { AppError } from '../../lib/errors.js';
+import type { FileChange } from '@/contracts/pipeline.js';
+import { AppError } from '@/server/lib/errors.js';
 import { confinementProblem, type Existing, normalisePath, pathSyntaxProblem } from './confine.js';
 
 /** What was done to one file: `none` is a delete of a file that was not there. */

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitText } from '../../lib/git.js';
+import { gitText } from '@/server/lib/git.js';
 import { commitAll } from './commit.js';
 import { head, makeRepo, status, type TempRepo } from './test-repo.js';
 

@@ -1,4 +1,4 @@
-import { GitError, git, gitText } from '../../lib/git.js';
+import { GitError, git, gitText } from '@/server/lib/git.js';
 
 /**
  * Stages everything in the worktree (`git add -A`, honouring .gitignore) and commits it as

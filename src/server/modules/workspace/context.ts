@@ -1,6 +1,6 @@
 import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { GitError, gitText } from '../../lib/git.js';
+import { GitError, gitText } from '@/server/lib/git.js';
 import { confinementProblem, isInside, normalisePath, pathSyntaxProblem } from './confine.js';
 
 /**

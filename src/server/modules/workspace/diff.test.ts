@@ -1,7 +1,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git } from '../../lib/git.js';
+import { git } from '@/server/lib/git.js';
 import { diffRange } from './diff.js';
 import { commitFiles, head, makeRepo, type TempRepo } from './test-repo.js';
 

@@ -1,5 +1,5 @@
-import { AppError } from '../../lib/errors.js';
-import { git, gitText } from '../../lib/git.js';
+import { AppError } from '@/server/lib/errors.js';
+import { git, gitText } from '@/server/lib/git.js';
 import { resolveCommit } from './refs.js';
 
 /** Patches larger than this are cut (at a line end) and flagged. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createNetworkPolicy } from '../../lib/network-policy.js';
+import { createNetworkPolicy } from '@/server/lib/network-policy.js';
 import { checkRemoteUrl, describeCloneFailure } from './import-source.js';
 
 const open = createNetworkPolicy({ serverOnLoopback: true });

@@ -1,9 +1,9 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { AppError } from '../../lib/errors.js';
-import { resolveAllowed } from '../../lib/guarded-fetch.js';
-import type { NetworkPolicy } from '../../lib/network-policy.js';
+import { AppError } from '@/server/lib/errors.js';
+import { resolveAllowed } from '@/server/lib/guarded-fetch.js';
+import type { NetworkPolicy } from '@/server/lib/network-policy.js';
 
 /** What decides which sources a user may import from. */
 export interface ImportAccess {

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AppError } from '../../lib/errors.js';
-import { GitError, git, gitText } from '../../lib/git.js';
+import { AppError } from '@/server/lib/errors.js';
+import { GitError, git, gitText } from '@/server/lib/git.js';
 import { branchCommit, isAncestor, isValidBranchName } from './refs.js';
 import { withRepoLock } from './repo-lock.js';
 import { listWorktrees } from './worktree.js';

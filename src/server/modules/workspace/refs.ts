@@ -1,5 +1,5 @@
-import { AppError } from '../../lib/errors.js';
-import { GitError, gitText } from '../../lib/git.js';
+import { AppError } from '@/server/lib/errors.js';
+import { GitError, gitText } from '@/server/lib/git.js';
 
 /**
  * Refuses revisions and branch names that git would read as options. Callers pass names

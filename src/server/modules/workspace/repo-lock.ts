@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { KeyedMutex } from '../../lib/keyed-mutex.js';
+import { KeyedMutex } from '@/server/lib/keyed-mutex.js';
 
 const locks = new KeyedMutex();
 

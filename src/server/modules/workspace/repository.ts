@@ -1,8 +1,8 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ProjectFile, ProjectTree } from '../../../contracts/projects.js';
-import { AppError } from '../../lib/errors.js';
-import { GitError, git, gitText } from '../../lib/git.js';
+import type { ProjectFile, ProjectTree } from '@/contracts/projects.js';
+import { AppError } from '@/server/lib/errors.js';
+import { GitError, git, gitText } from '@/server/lib/git.js';
 import {
   checkImportPath,
   checkRemoteUrl,

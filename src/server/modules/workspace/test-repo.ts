@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { git, gitText } from '../../lib/git.js';
+import { git, gitText } from '@/server/lib/git.js';
 
 /** Helpers for the workspace tests: real repositories in temporary directories. */
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitText } from '../../lib/git.js';
+import { gitText } from '@/server/lib/git.js';
 import { commitFiles, head, makeRepo, type TempRepo } from './test-repo.js';
 import { createRunWorktree, listWorktrees, removeWorktree } from './worktree.js';
 

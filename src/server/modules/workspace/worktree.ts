@@ -1,7 +1,7 @@
 import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { AppError } from '../../lib/errors.js';
-import { git, gitText } from '../../lib/git.js';
+import { AppError } from '@/server/lib/errors.js';
+import { git, gitText } from '@/server/lib/git.js';
 import { assertRevision, branchCommit, isValidBranchName, resolveCommit } from './refs.js';
 import { withRepoLock } from './repo-lock.js';
 

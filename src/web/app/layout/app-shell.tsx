@@ -2,11 +2,11 @@ import { FolderTree, KanbanSquare, LogOut, Settings } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { toast } from 'sonner';
-import { Brand } from '../../components/brand';
-import { useMe } from '../../features/auth/api/get-me';
-import { useLogout } from '../../features/auth/api/logout';
-import { ProjectSwitcher } from '../../features/projects/components/project-switcher';
-import { cn } from '../../lib/cn';
+import { Brand } from '@/web/components/brand';
+import { useMe } from '@/web/features/auth/api/get-me';
+import { useLogout } from '@/web/features/auth/api/logout';
+import { ProjectSwitcher } from '@/web/features/projects/components/project-switcher';
+import { cn } from '@/web/lib/cn';
 
 interface AppShellProps {
   projectId: string | undefined;

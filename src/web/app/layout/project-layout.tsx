@@ -1,10 +1,10 @@
 import { FolderX } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Link, Outlet, useParams } from 'react-router';
-import { EmptyState } from '../../components/ui/empty-state';
-import { ErrorState } from '../../components/ui/error-state';
-import { LoadingState } from '../../components/ui/spinner';
-import { useProjects } from '../../features/projects/api/get-projects';
+import { EmptyState } from '@/web/components/ui/empty-state';
+import { ErrorState } from '@/web/components/ui/error-state';
+import { LoadingState } from '@/web/components/ui/spinner';
+import { useProjects } from '@/web/features/projects/api/get-projects';
 import { AppShell } from './app-shell';
 
 /** /projects/:projectId — the shell around the board and the files of one project. */

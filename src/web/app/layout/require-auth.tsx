@@ -1,8 +1,8 @@
 import { Navigate, Outlet } from 'react-router';
-import { Brand } from '../../components/brand';
-import { ErrorState } from '../../components/ui/error-state';
-import { LoadingState } from '../../components/ui/spinner';
-import { useMe } from '../../features/auth/api/get-me';
+import { Brand } from '@/web/components/brand';
+import { ErrorState } from '@/web/components/ui/error-state';
+import { LoadingState } from '@/web/components/ui/spinner';
+import { useMe } from '@/web/features/auth/api/get-me';
 
 /** Renders its routes for a signed-in user, sends everyone else to /login. */
 export function RequireAuth() {

@@ -1,7 +1,7 @@
 import { Navigate, useNavigate } from 'react-router';
-import { Brand } from '../../components/brand';
-import { useMe } from '../../features/auth/api/get-me';
-import { AuthForm } from '../../features/auth/components/auth-form';
+import { Brand } from '@/web/components/brand';
+import { useMe } from '@/web/features/auth/api/get-me';
+import { AuthForm } from '@/web/features/auth/components/auth-form';
 
 function AuthPage({ mode }: { mode: 'login' | 'register' }) {
   const me = useMe();

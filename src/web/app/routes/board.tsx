@@ -1,11 +1,11 @@
 import { useMemo } from 'react';
 import { useParams } from 'react-router';
-import { useApplyTaskStatus } from '../../features/board/api/apply-task-status';
-import type { BoardSlots } from '../../features/board/components/board-slots';
-import { BoardView } from '../../features/board/components/board-view';
-import { PipelinePanel } from '../../features/pipeline/components/pipeline-panel';
-import { TaskPhaseBadge } from '../../features/pipeline/components/task-phase-badge';
-import { useProjectEvents } from '../../features/pipeline/sse/use-project-events';
+import { useApplyTaskStatus } from '@/web/features/board/api/apply-task-status';
+import type { BoardSlots } from '@/web/features/board/components/board-slots';
+import { BoardView } from '@/web/features/board/components/board-view';
+import { PipelinePanel } from '@/web/features/pipeline/components/pipeline-panel';
+import { TaskPhaseBadge } from '@/web/features/pipeline/components/task-phase-badge';
+import { useProjectEvents } from '@/web/features/pipeline/sse/use-project-events';
 
 /** The board with the pipeline plugged in: live card moves and phase badges, the drawer's Pipeline section. */
 export function BoardRoute() {

@@ -1,5 +1,5 @@
 import { useParams } from 'react-router';
-import { FilesView } from '../../features/files/components/files-view';
+import { FilesView } from '@/web/features/files/components/files-view';
 
 export function FilesRoute() {
   const { projectId = '' } = useParams();

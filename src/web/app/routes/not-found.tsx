@@ -1,6 +1,6 @@
 import { Compass } from 'lucide-react';
 import { Link } from 'react-router';
-import { EmptyState } from '../../components/ui/empty-state';
+import { EmptyState } from '@/web/components/ui/empty-state';
 import { AppShell } from '../layout/app-shell';
 
 export function NotFoundRoute() {

@@ -1,9 +1,9 @@
 import { FolderPlus } from 'lucide-react';
 import { Navigate } from 'react-router';
-import { EmptyState } from '../../components/ui/empty-state';
-import { ErrorState } from '../../components/ui/error-state';
-import { LoadingState } from '../../components/ui/spinner';
-import { useProjects } from '../../features/projects/api/get-projects';
+import { EmptyState } from '@/web/components/ui/empty-state';
+import { ErrorState } from '@/web/components/ui/error-state';
+import { LoadingState } from '@/web/components/ui/spinner';
+import { useProjects } from '@/web/features/projects/api/get-projects';
 import { AppShell } from '../layout/app-shell';
 
 /** "/" — the board of the first project. */

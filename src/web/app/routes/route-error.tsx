@@ -1,6 +1,6 @@
 import { useRouteError } from 'react-router';
-import { Brand } from '../../components/brand';
-import { ErrorState } from '../../components/ui/error-state';
+import { Brand } from '@/web/components/brand';
+import { ErrorState } from '@/web/components/ui/error-state';
 
 /** Shown when rendering a route throws: a bug, not a failed request (those have their own states). */
 export function RouteError() {

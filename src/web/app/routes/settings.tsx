@@ -1,4 +1,4 @@
-import { SettingsView } from '../../features/settings/components/settings-view';
+import { SettingsView } from '@/web/features/settings/components/settings-view';
 import { AppShell } from '../layout/app-shell';
 
 export function SettingsRoute() {

@@ -1,6 +1,6 @@
 import { RotateCw, TriangleAlert } from 'lucide-react';
-import { errorMessage } from '../../lib/api-client';
-import { cn } from '../../lib/cn';
+import { errorMessage } from '@/web/lib/api-client';
+import { cn } from '@/web/lib/cn';
 import { Button } from './button';
 
 interface ErrorStateProps {

@@ -1,6 +1,6 @@
 import { ChevronDown } from 'lucide-react';
 import type { ComponentProps } from 'react';
-import { cn } from '../../lib/cn';
+import { cn } from '@/web/lib/cn';
 import { controlClass } from './input';
 
 /** A native select: keyboard, screen readers and phones handle it best. */

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { App } from '../../../app.js';
+import type { App } from '@/server/app.js';
 
 /** One block of an event stream: an event (id, event, data) or a comment line. */
 export interface SseFrame {

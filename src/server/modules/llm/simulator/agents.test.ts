@@ -7,7 +7,7 @@ import {
   reviewResultSchema,
   type SubtaskList,
   subtaskListSchema,
-} from '../../../../contracts/pipeline.js';
+} from '@/contracts/pipeline.js';
 import { createProvider } from '../providers.js';
 import { SIMULATOR_NOTICE } from './content.js';
 import {

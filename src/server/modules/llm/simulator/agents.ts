@@ -1,4 +1,4 @@
-import type { FileChange, ReviewResult, SubtaskList } from '../../../../contracts/pipeline.js';
+import type { FileChange, ReviewResult, SubtaskList } from '@/contracts/pipeline.js';
 import {
   appendOnce,
   commentLine,

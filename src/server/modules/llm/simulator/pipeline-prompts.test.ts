@@ -1,12 +1,18 @@
 // The simulator against the pipeline's real prompt builders: if the prompts change shape, this says so.
 import { describe, expect, it } from 'vitest';
-import { fileChangesSchema, reviewResultSchema, subtaskListSchema } from '../../../../contracts/pipeline.js';
-import { buildCoderSystemPrompt, buildCoderUserPrompt } from '../../pipeline/prompts/coder-prompt.js';
-import { buildPlannerSystemPrompt, buildPlannerUserPrompt } from '../../pipeline/prompts/planner-prompt.js';
+import { fileChangesSchema, reviewResultSchema, subtaskListSchema } from '@/contracts/pipeline.js';
+import {
+  buildCoderSystemPrompt,
+  buildCoderUserPrompt,
+} from '@/server/modules/pipeline/prompts/coder-prompt.js';
+import {
+  buildPlannerSystemPrompt,
+  buildPlannerUserPrompt,
+} from '@/server/modules/pipeline/prompts/planner-prompt.js';
 import {
   buildReviewerSystemPrompt,
   buildReviewerUserPrompt,
-} from '../../pipeline/prompts/reviewer-prompt.js';
+} from '@/server/modules/pipeline/prompts/reviewer-prompt.js';
 import { answerFor } from './agents.js';
 import { parsePrompt } from './prompt.js';
 import { jsonOf } from './prompt-fixtures.js';

@@ -1,5 +1,5 @@
 // Prompts shaped like the pipeline's (src/server/modules/pipeline/prompts), for the simulator's tests.
-import type { AgentType } from '../../../../contracts/pipeline.js';
+import type { AgentType } from '@/contracts/pipeline.js';
 import type { TaskCategory } from './prompt.js';
 
 export interface FixtureTask {

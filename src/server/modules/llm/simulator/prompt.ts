@@ -1,4 +1,4 @@
-import { AGENT_TYPES, type AgentType } from '../../../../contracts/pipeline.js';
+import { AGENT_TYPES, type AgentType } from '@/contracts/pipeline.js';
 
 export const TASK_CATEGORIES = ['feature', 'bug', 'refactor', 'docs', 'test', 'chore'] as const;
 export type TaskCategory = (typeof TASK_CATEGORIES)[number];

@@ -1,4 +1,4 @@
-import { AGENT_TYPES, type AgentType } from '../../../../contracts/pipeline.js';
+import { AGENT_TYPES, type AgentType } from '@/contracts/pipeline.js';
 
 /** Which agent a fault targets; `any` matches every agent (and requests with no recognisable role). */
 export type FaultTarget = AgentType | 'any';

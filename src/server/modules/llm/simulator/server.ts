@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AgentType } from '../../../../contracts/pipeline.js';
+import type { AgentType } from '@/contracts/pipeline.js';
 import { answerFor, malformedAnswer } from './agents.js';
 import { parsePrompt } from './prompt.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { LlmProvider, LlmRequest } from '../../llm/provider.js';
+import type { LlmProvider, LlmRequest } from '@/server/modules/llm/provider.js';
 import { AnswerTooLargeError, extractJSON, parseAgentJSON, runAgent } from './agent-base.js';
 
 describe('extractJSON', () => {

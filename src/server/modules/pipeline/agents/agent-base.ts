@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { stripControl } from '../../../../contracts/common.js';
-import type { AgentConfig, AgentType, TokenUsage } from '../../../../contracts/pipeline.js';
-import type { LlmProvider } from '../../llm/provider.js';
+import { stripControl } from '@/contracts/common.js';
+import type { AgentConfig, AgentType, TokenUsage } from '@/contracts/pipeline.js';
+import type { LlmProvider } from '@/server/modules/llm/provider.js';
 
 /** What the agent answered could not be read as the JSON its schema asks for, twice. */
 export class AgentOutputError extends Error {

@@ -1,4 +1,4 @@
-import { type FileChanges, fileChangesSchema } from '../../../../contracts/pipeline.js';
+import { type FileChanges, fileChangesSchema } from '@/contracts/pipeline.js';
 import {
   buildCoderSystemPrompt,
   buildCoderUserPrompt,

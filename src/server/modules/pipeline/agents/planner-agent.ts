@@ -1,4 +1,4 @@
-import { type SubtaskList, subtaskListSchema } from '../../../../contracts/pipeline.js';
+import { type SubtaskList, subtaskListSchema } from '@/contracts/pipeline.js';
 import { buildPlannerSystemPrompt, buildPlannerUserPrompt } from '../prompts/planner-prompt.js';
 import type { TaskContext } from '../prompts/task-context.js';
 import { type AgentExecuteParams, type AgentResult, runAgent } from './agent-base.js';

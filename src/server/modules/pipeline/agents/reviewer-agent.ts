@@ -1,9 +1,4 @@
-import {
-  PASS_SCORE,
-  type ReviewResult,
-  reviewResultSchema,
-  type Subtask,
-} from '../../../../contracts/pipeline.js';
+import { PASS_SCORE, type ReviewResult, reviewResultSchema, type Subtask } from '@/contracts/pipeline.js';
 import { buildReviewerSystemPrompt, buildReviewerUserPrompt } from '../prompts/reviewer-prompt.js';
 import type { TaskContext } from '../prompts/task-context.js';
 import { type AgentExecuteParams, type AgentResult, runAgent } from './agent-base.js';

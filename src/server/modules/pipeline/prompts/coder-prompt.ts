@@ -1,4 +1,4 @@
-import type { FileChange, ReviewResult, Subtask } from '../../../../contracts/pipeline.js';
+import type { FileChange, ReviewResult, Subtask } from '@/contracts/pipeline.js';
 import { fence, formatTask, type TaskContext } from './task-context.js';
 
 /** Seed 004 step 4.2. */

@@ -1,4 +1,4 @@
-import type { Subtask } from '../../../../contracts/pipeline.js';
+import type { Subtask } from '@/contracts/pipeline.js';
 import { fence, formatTask, type TaskContext } from './task-context.js';
 
 /** Seed 004 step 4.3. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AGENT_TYPES, type AgentType } from '../../../../contracts/pipeline.js';
-import { anthropicProtocol } from '../../llm/simulator/protocols.js';
+import { AGENT_TYPES, type AgentType } from '@/contracts/pipeline.js';
+import { anthropicProtocol } from '@/server/modules/llm/simulator/protocols.js';
 
 /** One Messages API request as the proxy saw it. */
 export interface SeenRequest {

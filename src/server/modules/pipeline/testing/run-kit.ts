@@ -1,16 +1,11 @@
 import { eq } from 'drizzle-orm';
-import type {
-  AgentType,
-  PipelineRunDetail,
-  PipelineRunSummary,
-  StoredEvent,
-} from '../../../../contracts/pipeline.js';
-import type { Task, TaskCategory } from '../../../../contracts/tasks.js';
-import { pipelineRuns, projects } from '../../../db/schema.js';
-import { GitError, gitText } from '../../../lib/git.js';
-import { createTestApp, signedInClient, type TestApp, type TestClient } from '../../../testing/test-app.js';
-import { projectStream, taskStream } from '../../events/bus.js';
-import { startSimulator } from '../../llm/simulator/server.js';
+import type { AgentType, PipelineRunDetail, PipelineRunSummary, StoredEvent } from '@/contracts/pipeline.js';
+import type { Task, TaskCategory } from '@/contracts/tasks.js';
+import { pipelineRuns, projects } from '@/server/db/schema.js';
+import { GitError, gitText } from '@/server/lib/git.js';
+import { projectStream, taskStream } from '@/server/modules/events/bus.js';
+import { startSimulator } from '@/server/modules/llm/simulator/server.js';
+import { createTestApp, signedInClient, type TestApp, type TestClient } from '@/server/testing/test-app.js';
 import { type LlmProxy, startLlmProxy } from './llm-proxy.js';
 
 /**

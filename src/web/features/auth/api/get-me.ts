@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import type { MeResponse, User } from '../../../../contracts/auth';
-import { apiRequest } from '../../../lib/api-client';
+import type { MeResponse, User } from '@/contracts/auth';
+import { apiRequest } from '@/web/lib/api-client';
 
 export const meQueryKey = ['auth', 'me'] as const;
 

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { AuthResponse, LoginInput } from '../../../../contracts/auth';
-import { apiRequest } from '../../../lib/api-client';
+import type { AuthResponse, LoginInput } from '@/contracts/auth';
+import { apiRequest } from '@/web/lib/api-client';
 import { startSession } from './session';
 
 export function login(input: LoginInput): Promise<AuthResponse> {

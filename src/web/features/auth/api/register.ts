@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { AuthResponse, RegisterInput } from '../../../../contracts/auth';
-import { apiRequest } from '../../../lib/api-client';
+import type { AuthResponse, RegisterInput } from '@/contracts/auth';
+import { apiRequest } from '@/web/lib/api-client';
 import { startSession } from './session';
 
 export function register(input: RegisterInput): Promise<AuthResponse> {

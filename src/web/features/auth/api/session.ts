@@ -1,5 +1,5 @@
 import type { QueryClient } from '@tanstack/react-query';
-import type { User } from '../../../../contracts/auth';
+import type { User } from '@/contracts/auth';
 import { meQueryKey } from './get-me';
 
 /** Drops whatever a previous user left in the cache, then records who is signed in now. */

@@ -1,9 +1,9 @@
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { Button } from '../../../components/ui/button';
-import { Field } from '../../../components/ui/field';
-import { Input } from '../../../components/ui/input';
-import { errorMessage, isApiError } from '../../../lib/api-client';
+import { Button } from '@/web/components/ui/button';
+import { Field } from '@/web/components/ui/field';
+import { Input } from '@/web/components/ui/input';
+import { errorMessage, isApiError } from '@/web/lib/api-client';
 import { useLogin } from '../api/login';
 import { useRegister } from '../api/register';
 

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import type { Task, TaskCard, TaskStatus } from '../../../../contracts/tasks';
+import type { Task, TaskCard, TaskStatus } from '@/contracts/tasks';
 import { taskQueryKey } from './get-task';
 import { projectTasksKey } from './get-tasks';
 

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { CreateTaskInput, Task } from '../../../../contracts/tasks';
-import { apiRequest } from '../../../lib/api-client';
+import type { CreateTaskInput, Task } from '@/contracts/tasks';
+import { apiRequest } from '@/web/lib/api-client';
 import { projectTasksKey } from './get-tasks';
 
 export type NewTask = Pick<CreateTaskInput, 'projectId' | 'title'> & Partial<CreateTaskInput>;

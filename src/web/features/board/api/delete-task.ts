@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { Task, TaskCard } from '../../../../contracts/tasks';
-import { apiRequest } from '../../../lib/api-client';
+import type { Task, TaskCard } from '@/contracts/tasks';
+import { apiRequest } from '@/web/lib/api-client';
 import { projectTasksKey } from './get-tasks';
 
 export function deleteTask(task: Pick<Task, 'id' | 'projectId'>): Promise<void> {

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import type { Task } from '../../../../contracts/tasks';
-import { apiRequest } from '../../../lib/api-client';
+import type { Task } from '@/contracts/tasks';
+import { apiRequest } from '@/web/lib/api-client';
 
 export const taskQueryKey = (taskId: string) => ['task', taskId] as const;
 

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { TaskCard, TaskCategory, TaskStatus } from '../../../../contracts/tasks';
-import { apiRequest } from '../../../lib/api-client';
+import type { TaskCard, TaskCategory, TaskStatus } from '@/contracts/tasks';
+import { apiRequest } from '@/web/lib/api-client';
 
 export interface TaskFilters {
   category?: TaskCategory | undefined;

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { Task, TaskCard, TaskStatus, UpdateTaskStatusInput } from '../../../../contracts/tasks';
-import { apiRequest } from '../../../lib/api-client';
+import type { Task, TaskCard, TaskStatus, UpdateTaskStatusInput } from '@/contracts/tasks';
+import { apiRequest } from '@/web/lib/api-client';
 import { taskQueryKey } from './get-task';
 import { getTasks, projectTasksKey, type TaskFilters, tasksQueryKey } from './get-tasks';
 

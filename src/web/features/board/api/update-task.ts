@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { Task, UpdateTaskInput } from '../../../../contracts/tasks';
-import { apiRequest } from '../../../lib/api-client';
+import type { Task, UpdateTaskInput } from '@/contracts/tasks';
+import { apiRequest } from '@/web/lib/api-client';
 import { taskQueryKey } from './get-task';
 import { projectTasksKey } from './get-tasks';
 

@@ -1,8 +1,8 @@
 import { useDroppable } from '@dnd-kit/core';
 import { SortableContext, verticalListSortingStrategy } from '@dnd-kit/sortable';
 import { Ban } from 'lucide-react';
-import { type TaskCard as Card, STATUS_LABELS, type TaskStatus } from '../../../../contracts/tasks';
-import { cn } from '../../../lib/cn';
+import { type TaskCard as Card, STATUS_LABELS, type TaskStatus } from '@/contracts/tasks';
+import { cn } from '@/web/lib/cn';
 import { columnDroppableId } from '../utils/board-columns';
 import { statusDot } from './task-badges';
 import { TaskCard } from './task-card';

@@ -1,5 +1,5 @@
 import { createContext, type ReactNode, useContext } from 'react';
-import type { Task, TaskCard } from '../../../../contracts/tasks';
+import type { Task, TaskCard } from '@/contracts/tasks';
 
 /**
  * Places where the app puts other features' content into the board without the board importing

@@ -8,7 +8,7 @@ import {
   TASK_STATUSES,
   type TaskCard,
   type TaskStatus,
-} from '../../../../contracts/tasks';
+} from '@/contracts/tasks';
 import { type DropRequest, useBoardDnd } from '../hooks/use-board-dnd';
 import { columnOf, describeAllowed } from '../utils/board-columns';
 import { BoardColumn } from './board-column';

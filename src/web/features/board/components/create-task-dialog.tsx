@@ -1,5 +1,5 @@
-import type { Task } from '../../../../contracts/tasks';
-import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../../../components/ui/dialog';
+import type { Task } from '@/contracts/tasks';
+import { Dialog, DialogContent, DialogDescription, DialogTitle } from '@/web/components/ui/dialog';
 import { useCreateTask } from '../api/create-task';
 import { type InitialColumn, TaskForm } from './task-form';
 

@@ -1,8 +1,8 @@
 import { Search, X } from 'lucide-react';
-import { TASK_CATEGORIES, type TaskCategory } from '../../../../contracts/tasks';
-import { Input } from '../../../components/ui/input';
-import { Select } from '../../../components/ui/select';
-import { Spinner } from '../../../components/ui/spinner';
+import { TASK_CATEGORIES, type TaskCategory } from '@/contracts/tasks';
+import { Input } from '@/web/components/ui/input';
+import { Select } from '@/web/components/ui/select';
+import { Spinner } from '@/web/components/ui/spinner';
 import { CATEGORY_LABELS } from './task-badges';
 
 interface FilterBarProps {

@@ -1,6 +1,6 @@
-import type { TaskCategory, TaskPriority, TaskStatus } from '../../../../contracts/tasks';
-import { Badge } from '../../../components/ui/badge';
-import { cn } from '../../../lib/cn';
+import type { TaskCategory, TaskPriority, TaskStatus } from '@/contracts/tasks';
+import { Badge } from '@/web/components/ui/badge';
+import { cn } from '@/web/lib/cn';
 
 export const CATEGORY_LABELS: Record<TaskCategory, string> = {
   feature: 'Feature',

@@ -1,8 +1,8 @@
 import { useSortable } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
 import type { KeyboardEvent } from 'react';
-import type { TaskCard as Card } from '../../../../contracts/tasks';
-import { cn } from '../../../lib/cn';
+import type { TaskCard as Card } from '@/contracts/tasks';
+import { cn } from '@/web/lib/cn';
 import { useBoardSlots } from './board-slots';
 import { CategoryBadge, PriorityBadge } from './task-badges';
 

@@ -5,13 +5,13 @@ import {
   TASK_PRIORITIES,
   type TaskCategory,
   type TaskPriority,
-} from '../../../../contracts/tasks';
-import { Button } from '../../../components/ui/button';
-import { Field } from '../../../components/ui/field';
-import { Input } from '../../../components/ui/input';
-import { Select } from '../../../components/ui/select';
-import { Textarea } from '../../../components/ui/textarea';
-import { errorMessage, isApiError } from '../../../lib/api-client';
+} from '@/contracts/tasks';
+import { Button } from '@/web/components/ui/button';
+import { Field } from '@/web/components/ui/field';
+import { Input } from '@/web/components/ui/input';
+import { Select } from '@/web/components/ui/select';
+import { Textarea } from '@/web/components/ui/textarea';
+import { errorMessage, isApiError } from '@/web/lib/api-client';
 import { CATEGORY_LABELS, PRIORITY_LABELS } from './task-badges';
 
 export type InitialColumn = 'backlog' | 'spec';

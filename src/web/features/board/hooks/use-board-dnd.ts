@@ -15,7 +15,7 @@ import {
 } from '@dnd-kit/core';
 import { arrayMove, sortableKeyboardCoordinates } from '@dnd-kit/sortable';
 import { useCallback, useMemo, useRef, useState } from 'react';
-import { canMoveManually, type TaskCard, type TaskStatus } from '../../../../contracts/tasks';
+import { canMoveManually, type TaskCard, type TaskStatus } from '@/contracts/tasks';
 import { type ColumnIds, columnOf, groupTaskIds, statusOfColumnId } from '../utils/board-columns';
 
 /** Mouse and pen drag after 5 px; touch is left to TouchSensor so that a swipe still scrolls the board. */

@@ -1,4 +1,4 @@
-import { TASK_STATUSES, type TaskCard, type TaskStatus } from '../../../../contracts/tasks';
+import { TASK_STATUSES, type TaskCard, type TaskStatus } from '@/contracts/tasks';
 
 /** Task ids per column, in display order. */
 export type ColumnIds = Record<TaskStatus, string[]>;

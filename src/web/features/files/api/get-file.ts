@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import type { ProjectFile } from '../../../../contracts/projects';
-import { apiRequest } from '../../../lib/api-client';
+import type { ProjectFile } from '@/contracts/projects';
+import { apiRequest } from '@/web/lib/api-client';
 
 export function getProjectFile(projectId: string, path: string, signal?: AbortSignal): Promise<ProjectFile> {
   return apiRequest<ProjectFile>(`/api/projects/${encodeURIComponent(projectId)}/file`, {

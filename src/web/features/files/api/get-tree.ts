@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import type { ProjectTree } from '../../../../contracts/projects';
-import { apiRequest } from '../../../lib/api-client';
+import type { ProjectTree } from '@/contracts/projects';
+import { apiRequest } from '@/web/lib/api-client';
 
 export const projectTreeQueryKey = (projectId: string) => ['project-tree', projectId] as const;
 

@@ -1,6 +1,6 @@
 import { ChevronRight, FileText, Folder, FolderOpen } from 'lucide-react';
-import { cn } from '../../../lib/cn';
-import { formatBytes } from '../../../lib/format';
+import { cn } from '@/web/lib/cn';
+import { formatBytes } from '@/web/lib/format';
 import type { TreeNode } from '../utils/build-tree';
 
 interface FileTreeProps {

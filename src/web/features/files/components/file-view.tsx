@@ -1,9 +1,9 @@
 import { ArrowLeft, FileWarning, TriangleAlert } from 'lucide-react';
 import { type CSSProperties, useMemo } from 'react';
-import type { ProjectFile } from '../../../../contracts/projects';
-import { Button } from '../../../components/ui/button';
-import { EmptyState } from '../../../components/ui/empty-state';
-import { formatBytes } from '../../../lib/format';
+import type { ProjectFile } from '@/contracts/projects';
+import { Button } from '@/web/components/ui/button';
+import { EmptyState } from '@/web/components/ui/empty-state';
+import { formatBytes } from '@/web/lib/format';
 
 interface FileViewProps {
   file: ProjectFile;

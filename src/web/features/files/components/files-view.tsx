@@ -1,10 +1,10 @@
 import { FileCode2, FolderGit2 } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { EmptyState } from '../../../components/ui/empty-state';
-import { ErrorState } from '../../../components/ui/error-state';
-import { LoadingState } from '../../../components/ui/spinner';
-import { cn } from '../../../lib/cn';
+import { EmptyState } from '@/web/components/ui/empty-state';
+import { ErrorState } from '@/web/components/ui/error-state';
+import { LoadingState } from '@/web/components/ui/spinner';
+import { cn } from '@/web/lib/cn';
 import { useProjectFile } from '../api/get-file';
 import { useProjectTree } from '../api/get-tree';
 import { ancestorsOf, buildTree } from '../utils/build-tree';

@@ -1,4 +1,4 @@
-import type { TreeEntry } from '../../../../contracts/projects';
+import type { TreeEntry } from '@/contracts/projects';
 
 export interface FileNode {
   kind: 'file';

@@ -1,4 +1,4 @@
-import { apiRequest } from '../../../lib/api-client';
+import { apiRequest } from '@/web/lib/api-client';
 
 /** POST /api/pipeline/:taskId/cancel: stops the run in any phase; the task goes back to Backlog. */
 export function cancelPipeline(taskId: string): Promise<{ status: 'cancelled' }> {

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import type { PipelineRunDetail } from '../../../../contracts/pipeline';
-import { apiRequest } from '../../../lib/api-client';
+import type { PipelineRunDetail } from '@/contracts/pipeline';
+import { apiRequest } from '@/web/lib/api-client';
 import { usePipelineStore } from '../stores/pipeline-store';
 
 export type PipelineStatusResponse = (PipelineRunDetail & { runId: string }) | { status: 'none' };

@@ -1,5 +1,5 @@
-import { apiRequest } from '../../../lib/api-client';
-import type { RunRequest } from '../../../lib/run-settings';
+import { apiRequest } from '@/web/lib/api-client';
+import type { RunRequest } from '@/web/lib/run-settings';
 
 /** POST /api/pipeline/:taskId/request-changes: back to coding with the person's feedback. */
 export function requestChanges(

@@ -1,5 +1,5 @@
-import { apiRequest } from '../../../lib/api-client';
-import type { RunRequest } from '../../../lib/run-settings';
+import { apiRequest } from '@/web/lib/api-client';
+import type { RunRequest } from '@/web/lib/run-settings';
 
 export interface RetryResponse {
   runId: string;

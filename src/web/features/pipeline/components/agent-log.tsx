@@ -1,6 +1,6 @@
 import { type KeyboardEvent, useId, useRef, useState } from 'react';
-import { AGENT_TYPES, type AgentType } from '../../../../contracts/pipeline';
-import { cn } from '../../../lib/cn';
+import { AGENT_TYPES, type AgentType } from '@/contracts/pipeline';
+import { cn } from '@/web/lib/cn';
 import type { AgentLogsState } from '../stores/run-state';
 import { LogPane } from './log-pane';
 

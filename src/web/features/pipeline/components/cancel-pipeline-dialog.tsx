@@ -1,4 +1,4 @@
-import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
+import { ConfirmDialog } from '@/web/components/ui/confirm-dialog';
 
 interface CancelPipelineDialogProps {
   open: boolean;

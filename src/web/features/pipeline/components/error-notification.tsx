@@ -2,9 +2,9 @@ import { KeyRound, RotateCw, Square, TriangleAlert, X } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { toast } from 'sonner';
-import type { ErrorDetails, PipelineStatus } from '../../../../contracts/pipeline';
-import { Button } from '../../../components/ui/button';
-import { cn } from '../../../lib/cn';
+import type { ErrorDetails, PipelineStatus } from '@/contracts/pipeline';
+import { Button } from '@/web/components/ui/button';
+import { cn } from '@/web/lib/cn';
 
 interface ErrorNotificationProps {
   errorDetails: ErrorDetails | null;

@@ -1,6 +1,6 @@
-import type { FileAction, FileChange } from '../../../../contracts/pipeline';
-import { Badge } from '../../../components/ui/badge';
-import { cn } from '../../../lib/cn';
+import type { FileAction, FileChange } from '@/contracts/pipeline';
+import { Badge } from '@/web/components/ui/badge';
+import { cn } from '@/web/lib/cn';
 
 const actionStyle: Record<FileAction, string> = {
   create: 'bg-emerald-50 text-emerald-700 ring-emerald-200',

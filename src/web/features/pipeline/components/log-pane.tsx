@@ -1,7 +1,7 @@
 import { ArrowDownToLine } from 'lucide-react';
 import { useMemo, useRef } from 'react';
-import type { AgentType } from '../../../../contracts/pipeline';
-import { Button } from '../../../components/ui/button';
+import type { AgentType } from '@/contracts/pipeline';
+import { Button } from '@/web/components/ui/button';
 import { useFollowScroll } from '../hooks/use-follow-scroll';
 import type { LogEntry } from '../stores/run-state';
 

@@ -1,6 +1,6 @@
 import { CircleAlert, CircleCheck, CircleX, LoaderCircle, PauseCircle } from 'lucide-react';
-import { Badge } from '../../../components/ui/badge';
-import { cn } from '../../../lib/cn';
+import { Badge } from '@/web/components/ui/badge';
+import { cn } from '@/web/lib/cn';
 import type { RunLabel, RunTone } from '../utils/run-labels';
 
 const toneStyle: Record<RunTone, string> = {

@@ -1,6 +1,6 @@
 import { Ban, Check, CircleAlert, Pause, X } from 'lucide-react';
-import type { TaskStatus } from '../../../../contracts/tasks';
-import { cn } from '../../../lib/cn';
+import type { TaskStatus } from '@/contracts/tasks';
+import { cn } from '@/web/lib/cn';
 import type { PipelineRunState } from '../stores/run-state';
 import { type PhaseStep, phaseSteps, type StepState } from '../utils/phase-steps';
 

@@ -1,7 +1,7 @@
 import { Check, MessageSquarePlus, Play, RotateCw, Square } from 'lucide-react';
 import type { ReactNode } from 'react';
-import type { TaskStatus } from '../../../../contracts/tasks';
-import { Button } from '../../../components/ui/button';
+import type { TaskStatus } from '@/contracts/tasks';
+import { Button } from '@/web/components/ui/button';
 import type { PipelineRunState } from '../stores/run-state';
 import { shortSha } from '../utils/run-labels';
 

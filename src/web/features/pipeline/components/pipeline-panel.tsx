@@ -1,10 +1,10 @@
 import { Bot, KeyRound, Settings } from 'lucide-react';
 import { type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
-import { type AgentType, PROVIDER_LABELS } from '../../../../contracts/pipeline';
-import type { TaskStatus } from '../../../../contracts/tasks';
-import { LoadingState } from '../../../components/ui/spinner';
-import { effectiveProvider, useRunSettings } from '../../../lib/run-settings';
+import { type AgentType, PROVIDER_LABELS } from '@/contracts/pipeline';
+import type { TaskStatus } from '@/contracts/tasks';
+import { LoadingState } from '@/web/components/ui/spinner';
+import { effectiveProvider, useRunSettings } from '@/web/lib/run-settings';
 import { usePipelineStatus } from '../api/get-pipeline-status';
 import { type PipelineActionError, usePipeline } from '../hooks/use-pipeline';
 import { useSSE } from '../sse/use-sse';

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { Button } from '../../../components/ui/button';
+import { Button } from '@/web/components/ui/button';
 import {
   Dialog,
   DialogClose,
@@ -7,9 +7,9 @@ import {
   DialogDescription,
   DialogFooter,
   DialogTitle,
-} from '../../../components/ui/dialog';
-import { Field } from '../../../components/ui/field';
-import { Textarea } from '../../../components/ui/textarea';
+} from '@/web/components/ui/dialog';
+import { Field } from '@/web/components/ui/field';
+import { Textarea } from '@/web/components/ui/textarea';
 
 const MAX_FEEDBACK = 5000;
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Spinner } from '../../../components/ui/spinner';
+import { Spinner } from '@/web/components/ui/spinner';
 
 /** "Retrying in 2 s…" while a retry's backoff runs. */
 export function RetryCountdown({ retryAt }: { retryAt: number }) {

@@ -1,7 +1,7 @@
 import { CircleCheck, CircleX } from 'lucide-react';
-import type { FindingSeverity, ReviewResult } from '../../../../contracts/pipeline';
-import { Badge } from '../../../components/ui/badge';
-import { cn } from '../../../lib/cn';
+import type { FindingSeverity, ReviewResult } from '@/contracts/pipeline';
+import { Badge } from '@/web/components/ui/badge';
+import { cn } from '@/web/lib/cn';
 
 const severityStyle: Record<FindingSeverity, string> = {
   error: 'bg-red-50 text-red-700 ring-red-200',

@@ -1,6 +1,6 @@
 import { Coins, GitBranch, GitCommitHorizontal, Hash } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { PROVIDER_LABELS } from '../../../../contracts/pipeline';
+import { PROVIDER_LABELS } from '@/contracts/pipeline';
 import type { PipelineRunState } from '../stores/run-state';
 import { formatCost, formatCount, shortSha } from '../utils/run-labels';
 

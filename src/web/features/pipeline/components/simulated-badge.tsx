@@ -1,6 +1,6 @@
 import { FlaskConical } from 'lucide-react';
-import { Badge } from '../../../components/ui/badge';
-import { cn } from '../../../lib/cn';
+import { Badge } from '@/web/components/ui/badge';
+import { cn } from '@/web/lib/cn';
 
 export const SIMULATED_DESCRIPTION =
   'Simulated agents (offline demo): scripted output, no AI model was used.';

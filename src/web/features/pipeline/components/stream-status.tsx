@@ -1,5 +1,5 @@
 import { RotateCw } from 'lucide-react';
-import { cn } from '../../../lib/cn';
+import { cn } from '@/web/lib/cn';
 import type { UseSSEReturn } from '../sse/use-sse';
 
 /** Whether the run's events are arriving live, and a way to reconnect when they stopped. */

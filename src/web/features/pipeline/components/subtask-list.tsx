@@ -1,6 +1,6 @@
 import { Check } from 'lucide-react';
-import type { Subtask } from '../../../../contracts/pipeline';
-import { cn } from '../../../lib/cn';
+import type { Subtask } from '@/contracts/pipeline';
+import { cn } from '@/web/lib/cn';
 import type { SubtaskProgress } from '../stores/run-state';
 
 interface SubtaskListProps {

@@ -1,4 +1,4 @@
-import type { CardRun, TaskStatus } from '../../../../contracts/tasks';
+import type { CardRun, TaskStatus } from '@/contracts/tasks';
 import { useCardRun } from '../hooks/use-card-run';
 import { PhaseBadge } from './phase-badge';
 import { SimulatedBadge } from './simulated-badge';

@@ -1,4 +1,4 @@
-import type { CardRun, TaskStatus } from '../../../../contracts/tasks';
+import type { CardRun, TaskStatus } from '@/contracts/tasks';
 import { usePipelineRun, useRunSummary } from '../stores/pipeline-store';
 import { type RunLabel, runLabel, showsRunOnCard } from '../utils/run-labels';
 

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
-import { errorMessage, isApiError } from '../../../lib/api-client';
-import { runRequestOf, useRunSettingsStore } from '../../../lib/run-settings';
+import { errorMessage, isApiError } from '@/web/lib/api-client';
+import { runRequestOf, useRunSettingsStore } from '@/web/lib/run-settings';
 import { approvePipeline } from '../api/approve-pipeline';
 import { cancelPipeline } from '../api/cancel-pipeline';
 import { pipelineStatusKey } from '../api/get-pipeline-status';

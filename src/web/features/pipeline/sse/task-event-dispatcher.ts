@@ -4,7 +4,7 @@ import type {
   PhaseChangeData,
   PipelineCompleteData,
   UsageData,
-} from '../../../../contracts/pipeline';
+} from '@/contracts/pipeline';
 import { usePipelineStore } from '../stores/pipeline-store';
 import type { LogAppend } from '../stores/run-state';
 

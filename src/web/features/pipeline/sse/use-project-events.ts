@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import type { RunUpdateData, TaskStatusData } from '../../../../contracts/pipeline';
+import type { RunUpdateData, TaskStatusData } from '@/contracts/pipeline';
 import { usePipelineStore } from '../stores/pipeline-store';
 import { openEventStream } from './event-stream';
 

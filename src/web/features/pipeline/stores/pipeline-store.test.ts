@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { PipelineRunDetail } from '../../../../contracts/pipeline';
+import type { PipelineRunDetail } from '@/contracts/pipeline';
 import { usePipelineStore } from './pipeline-store';
 
 const store = () => usePipelineStore.getState();

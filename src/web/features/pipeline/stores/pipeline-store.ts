@@ -10,7 +10,7 @@ import type {
   ProviderId,
   ReviewResult,
   TokenUsage,
-} from '../../../../contracts/pipeline';
+} from '@/contracts/pipeline';
 import {
   type AgentLogsState,
   type EventMeta,

@@ -11,7 +11,7 @@ import {
   type ReviewResult,
   type Subtask,
   type TokenUsage,
-} from '../../../../contracts/pipeline';
+} from '@/contracts/pipeline';
 
 export interface LogEntry {
   /** The event's id in the task's stream: replays of it are recognised and dropped. */

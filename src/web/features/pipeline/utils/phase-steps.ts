@@ -1,5 +1,5 @@
-import type { ActivePhase } from '../../../../contracts/pipeline';
-import type { TaskStatus } from '../../../../contracts/tasks';
+import type { ActivePhase } from '@/contracts/pipeline';
+import type { TaskStatus } from '@/contracts/tasks';
 import type { PipelineRunState } from '../stores/run-state';
 import { fixingProgress } from './run-labels';
 

@@ -1,5 +1,5 @@
-import { MAX_ITERATIONS, type PipelinePhase, type PipelineStatus } from '../../../../contracts/pipeline';
-import type { TaskStatus } from '../../../../contracts/tasks';
+import { MAX_ITERATIONS, type PipelinePhase, type PipelineStatus } from '@/contracts/pipeline';
+import type { TaskStatus } from '@/contracts/tasks';
 
 export type RunTone = 'active' | 'paused' | 'passed' | 'failed' | 'cancelled';
 

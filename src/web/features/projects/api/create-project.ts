@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { CreateProjectInput, Project } from '../../../../contracts/projects';
-import { apiRequest } from '../../../lib/api-client';
+import type { CreateProjectInput, Project } from '@/contracts/projects';
+import { apiRequest } from '@/web/lib/api-client';
 import { projectsQueryKey } from './get-projects';
 
 /** Creates an empty repository, or clones `importPath` / `repoUrl` (422 REPO_IMPORT_FAILED when that fails). */

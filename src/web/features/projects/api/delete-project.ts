@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { Project } from '../../../../contracts/projects';
-import { apiRequest } from '../../../lib/api-client';
+import type { Project } from '@/contracts/projects';
+import { apiRequest } from '@/web/lib/api-client';
 import { projectsQueryKey } from './get-projects';
 
 /** Deletes a project; the server refuses the last one with 400 LAST_PROJECT. */

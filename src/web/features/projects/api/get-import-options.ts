@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import type { ImportOptions } from '../../../../contracts/projects';
-import { apiRequest } from '../../../lib/api-client';
+import type { ImportOptions } from '@/contracts/projects';
+import { apiRequest } from '@/web/lib/api-client';
 
 /** What the import dialog may offer on this server (local paths only when the operator allows them). */
 export function getImportOptions(): Promise<ImportOptions> {

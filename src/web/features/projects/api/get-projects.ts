@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import type { Project } from '../../../../contracts/projects';
-import { apiRequest } from '../../../lib/api-client';
+import type { Project } from '@/contracts/projects';
+import { apiRequest } from '@/web/lib/api-client';
 
 export const projectsQueryKey = ['projects'] as const;
 

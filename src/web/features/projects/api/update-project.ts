@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { Project, UpdateProjectInput } from '../../../../contracts/projects';
-import { apiRequest } from '../../../lib/api-client';
+import type { Project, UpdateProjectInput } from '@/contracts/projects';
+import { apiRequest } from '@/web/lib/api-client';
 import { projectsQueryKey } from './get-projects';
 
 export function updateProject({ id, ...input }: UpdateProjectInput & { id: string }): Promise<Project> {

@@ -1,18 +1,18 @@
 import { FolderGit2, GitBranchPlus, Globe } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
-import type { Project } from '../../../../contracts/projects';
-import { Button } from '../../../components/ui/button';
+import type { Project } from '@/contracts/projects';
+import { Button } from '@/web/components/ui/button';
 import {
   Dialog,
   DialogContent,
   DialogDescription,
   DialogFooter,
   DialogTitle,
-} from '../../../components/ui/dialog';
-import { Field } from '../../../components/ui/field';
-import { Input } from '../../../components/ui/input';
-import { errorMessage, isApiError } from '../../../lib/api-client';
-import { cn } from '../../../lib/cn';
+} from '@/web/components/ui/dialog';
+import { Field } from '@/web/components/ui/field';
+import { Input } from '@/web/components/ui/input';
+import { errorMessage, isApiError } from '@/web/lib/api-client';
+import { cn } from '@/web/lib/cn';
 import { useCreateProject } from '../api/create-project';
 import { useImportOptions } from '../api/get-import-options';
 

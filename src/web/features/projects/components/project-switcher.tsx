@@ -1,8 +1,8 @@
 import { ChevronsUpDown, Pencil, Plus, Trash2 } from 'lucide-react';
 import { useState } from 'react';
-import type { Project } from '../../../../contracts/projects';
-import { Button } from '../../../components/ui/button';
-import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
+import type { Project } from '@/contracts/projects';
+import { Button } from '@/web/components/ui/button';
+import { ConfirmDialog } from '@/web/components/ui/confirm-dialog';
 import { useDeleteProject } from '../api/delete-project';
 import { useProjects } from '../api/get-projects';
 import { CreateProjectDialog } from './create-project-dialog';

@@ -1,10 +1,10 @@
 import { type FormEvent, useState } from 'react';
-import type { Project } from '../../../../contracts/projects';
-import { Button } from '../../../components/ui/button';
-import { Dialog, DialogContent, DialogFooter, DialogTitle } from '../../../components/ui/dialog';
-import { Field } from '../../../components/ui/field';
-import { Input } from '../../../components/ui/input';
-import { isApiError } from '../../../lib/api-client';
+import type { Project } from '@/contracts/projects';
+import { Button } from '@/web/components/ui/button';
+import { Dialog, DialogContent, DialogFooter, DialogTitle } from '@/web/components/ui/dialog';
+import { Field } from '@/web/components/ui/field';
+import { Input } from '@/web/components/ui/input';
+import { isApiError } from '@/web/lib/api-client';
 import { useUpdateProject } from '../api/update-project';
 
 interface RenameProjectDialogProps {

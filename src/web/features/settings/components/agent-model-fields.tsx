@@ -1,6 +1,6 @@
-import { AGENT_TYPES, type AgentType } from '../../../../contracts/pipeline';
-import { Field } from '../../../components/ui/field';
-import { Input } from '../../../components/ui/input';
+import { AGENT_TYPES, type AgentType } from '@/contracts/pipeline';
+import { Field } from '@/web/components/ui/field';
+import { Input } from '@/web/components/ui/input';
 import { MAX_TOKENS, MIN_TOKENS, type SettingsErrors, type SettingsForm } from '../utils/settings-form';
 
 const AGENT_LABELS: Record<AgentType, string> = { planner: 'Planner', coder: 'Coder', reviewer: 'Reviewer' };

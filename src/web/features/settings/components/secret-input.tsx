@@ -1,6 +1,6 @@
 import { Eye, EyeOff } from 'lucide-react';
 import { type ComponentProps, useState } from 'react';
-import { Input } from '../../../components/ui/input';
+import { Input } from '@/web/components/ui/input';
 
 /** A password-type input with a button that shows what was typed. */
 export function SecretInput(props: Omit<ComponentProps<'input'>, 'type'>) {

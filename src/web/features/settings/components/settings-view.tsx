@@ -1,12 +1,12 @@
 import { ArrowLeft, FlaskConical, ShieldCheck } from 'lucide-react';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
-import { type AgentType, PROVIDER_LABELS, PROVIDERS, type ProviderId } from '../../../../contracts/pipeline';
-import { Button } from '../../../components/ui/button';
-import { Field } from '../../../components/ui/field';
-import { Input } from '../../../components/ui/input';
-import { Select } from '../../../components/ui/select';
-import { effectiveProvider, useRunSettingsStore } from '../../../lib/run-settings';
+import { type AgentType, PROVIDER_LABELS, PROVIDERS, type ProviderId } from '@/contracts/pipeline';
+import { Button } from '@/web/components/ui/button';
+import { Field } from '@/web/components/ui/field';
+import { Input } from '@/web/components/ui/input';
+import { Select } from '@/web/components/ui/select';
+import { effectiveProvider, useRunSettingsStore } from '@/web/lib/run-settings';
 import {
   defaultAgents,
   fromForm,

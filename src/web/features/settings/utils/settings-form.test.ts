@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RUN_SETTINGS } from '../../../lib/run-settings';
+import { DEFAULT_RUN_SETTINGS } from '@/web/lib/run-settings';
 import { fromForm, hasErrors, toForm, validateForm } from './settings-form';
 
 const form = (changes = {}) => ({ ...toForm(DEFAULT_RUN_SETTINGS), ...changes });

@@ -4,8 +4,8 @@ import {
   type AgentType,
   ANTHROPIC_KEY_PATTERN,
   type ProviderId,
-} from '../../../../contracts/pipeline';
-import type { RunSettings } from '../../../lib/run-settings';
+} from '@/contracts/pipeline';
+import type { RunSettings } from '@/web/lib/run-settings';
 
 /** The form's copy of the settings: numbers as typed, provider null until the person picks one. */
 export interface SettingsForm {
