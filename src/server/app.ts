@@ -15,6 +15,7 @@ import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
+import { diffRoutes } from './modules/pipeline/diff.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
 import { taskRoutes } from './modules/tasks/tasks.routes.js';
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/api/tasks', taskRoutes(deps));
   app.route('/api/tasks', startPipelineRoute(deps.orchestrator));
   app.route('/api/pipeline', pipelineRoutes(deps.orchestrator, deps.events));
+  app.route('/api/pipeline', diffRoutes(deps));
   app.route(
     '/api/sse',
     sseRoutes(deps, { log: deps.events, hub: deps.sseHub, settings: deps.sse, shutdown: deps.shutdown }),
