@@ -54,6 +54,8 @@ export type DiffDbResult =
       postgresUrl?: string;
       /** The diff as served: files, changed lines, bytes of one summary. */
       shape: { files: number; additions: number; deletions: number; summaryBytes: number };
+      /** The first summary and the first read of one file: computed by git, nothing kept yet. */
+      coldMs: { summary: number; file: number };
       scenarios: ScenarioResult[];
       loadAverage: { start: number[]; end: number[] };
       serverLog: { line: string; count: number }[];
@@ -180,7 +182,9 @@ export async function benchDiff(
     );
 
     const diffPath = `/api/pipeline/runs/${ended.runId}/diff`;
+    const coldStart = performance.now();
     const first = await owner.request('GET', diffPath);
+    const coldSummary = performance.now() - coldStart;
     if (first.status !== 200)
       throw new Error(`the diff answered ${first.status}: ${first.body.toString().slice(0, 200)}`);
     const diff = JSON.parse(first.body.toString('utf8')) as RunDiff;
@@ -195,6 +199,10 @@ export async function benchDiff(
         `${int(shape.summaryBytes)} bytes of JSON`,
     );
     const paths = diff.files.map((file) => file.path);
+    const fileStart = performance.now();
+    await owner.json('GET', `${diffPath}/file?path=${encodeURIComponent(paths[0] ?? '')}`, undefined, 200);
+    const coldMs = { summary: round(coldSummary, 1), file: round(performance.now() - fileStart, 1) };
+    console.log(`  first summary ${ms(coldMs.summary)} ms, first file ${ms(coldMs.file)} ms`);
 
     const clients = Array.from({ length: config.clients }, () => new BenchClient(agent, port));
     for (const client of clients) client.cookie = owner.cookie;
@@ -248,6 +256,7 @@ export async function benchDiff(
       database: kind,
       ...(databaseUrl ? { postgresUrl: redactUrl(databaseUrl) } : {}),
       shape,
+      coldMs,
       scenarios,
       loadAverage: { start, end: os.loadavg().map((value) => round(value, 2)) },
       serverLog: summarizeLog(server.output()),
@@ -268,7 +277,8 @@ export function printDiff(result: DiffDbResult, config: DiffBenchConfig): void {
   const { shape } = result;
   console.log(
     `\n${title} — diff of ${int(shape.files)} files, +${int(shape.additions)} −${int(shape.deletions)} lines ` +
-      `(${int(shape.summaryBytes)} bytes), ${config.clients} clients; load average ` +
+      `(${int(shape.summaryBytes)} bytes), ${config.clients} clients; first summary ${ms(result.coldMs.summary)} ms, ` +
+      `first file ${ms(result.coldMs.file)} ms; load average ` +
       `${result.loadAverage.start.join(' ')} → ${result.loadAverage.end.join(' ')}`,
   );
   console.log(

@@ -10,6 +10,7 @@ import {
 import type { ReviewFinding, ReviewResult } from '@/contracts/pipeline.js';
 import type { Db } from '@/server/db/client.js';
 import { AppError } from '@/server/lib/errors.js';
+import { LruCache } from '@/server/lib/lru-cache.js';
 import { DEFAULT_PATCH_LIMITS, diffByFile, type FilePatch, fileVersions } from '../workspace/diff.js';
 import { languageOf } from '../workspace/language.js';
 import { branchCommit } from '../workspace/refs.js';
@@ -38,13 +39,57 @@ async function diffRange(deps: RunDiffDeps, userId: string, runId: string) {
   return { ...source, baseCommit: source.baseCommit, headCommit: head };
 }
 
-/** GET /api/pipeline/runs/:runId/diff: every changed file with its patch and the last review's findings. */
-export async function runDiff(deps: RunDiffDeps, userId: string, runId: string): Promise<RunDiff> {
-  const range = await diffRange(deps, userId, runId);
-  const files = await diffByFile(range.repoPath, range.baseCommit, range.headCommit, {
+/** Diffs kept per database (so per app): a few runs' panels open at once. */
+const CACHE_ENTRIES = 8;
+/** A diff whose patches weigh more than this is computed again each time rather than kept. */
+const CACHE_MAX_PATCH_BYTES = 8 * 1024 * 1024;
+const caches = new WeakMap<Db, LruCache<string, Promise<FilePatch[]>>>();
+
+function cacheOf(deps: RunDiffDeps) {
+  let cache = caches.get(deps.db);
+  if (!cache) {
+    cache = new LruCache(CACHE_ENTRIES);
+    caches.set(deps.db, cache);
+  }
+  return cache;
+}
+
+const cacheKey = (repoPath: string, base: string, head: string) => `${repoPath}\0${base}\0${head}`;
+
+/**
+ * Every changed file with its patch. Two commits name one diff forever, so a diff is computed once
+ * and kept (a person switching files, reloading, or several people reading one run); requests that
+ * arrive while it is being computed share the computation.
+ */
+function filePatches(deps: RunDiffDeps, repoPath: string, base: string, head: string): Promise<FilePatch[]> {
+  const cache = cacheOf(deps);
+  const key = cacheKey(repoPath, base, head);
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const computing = diffByFile(repoPath, base, head, {
     ...DEFAULT_PATCH_LIMITS,
     maxFileLines: MAX_DIFF_FILE_LINES,
   });
+  cache.set(key, computing);
+  computing.then(
+    (files) => {
+      const bytes = files.reduce((sum, file) => sum + file.patch.length, 0);
+      if (bytes > CACHE_MAX_PATCH_BYTES) cache.delete(key);
+    },
+    () => cache.delete(key),
+  );
+  return computing;
+}
+
+/** The diff's files and patches if already computed (the panel reads the summary first). */
+function cachedPatches(deps: RunDiffDeps, repoPath: string, base: string, head: string) {
+  return cacheOf(deps).get(cacheKey(repoPath, base, head));
+}
+
+/** GET /api/pipeline/runs/:runId/diff: every changed file with its patch and the last review's findings. */
+export async function runDiff(deps: RunDiffDeps, userId: string, runId: string): Promise<RunDiff> {
+  const range = await diffRange(deps, userId, runId);
+  const files = await filePatches(deps, range.repoPath, range.baseCommit, range.headCommit);
   const review = range.reviewFindings as ReviewResult | null;
   const { byPath, general } = placeFindings(files, review?.findings ?? []);
   let additions = 0;
@@ -90,6 +135,7 @@ export async function runDiffFile(
     range.headCommit,
     filePath,
     MAX_DIFF_FILE_BYTES,
+    await cachedPatches(deps, range.repoPath, range.baseCommit, range.headCommit),
   );
   return {
     path: found.file.path,

@@ -172,6 +172,21 @@ describe('fileVersions', () => {
     });
   });
 
+  it('answers the same from a diff already computed', async () => {
+    const { base, head: to } = await everyKindOfChange(t.repo);
+    const known = await diffByFile(t.repo, base, to, {
+      maxFileLines: 25,
+      maxFileBytes: 100_000,
+      maxTotalBytes: 1_000_000,
+    });
+    for (const filePath of ['keep.txt', 'new name.txt', 'remove.txt', 'huge.txt', 'blob.bin']) {
+      const fresh = await fileVersions(t.repo, base, to, filePath, 10_000);
+      const reused = await fileVersions(t.repo, base, to, filePath, 10_000, known);
+      expect({ ...reused, file: undefined }, filePath).toEqual({ ...fresh, file: undefined });
+      expect(reused.file).toMatchObject(fresh.file);
+    }
+  });
+
   it('cuts contents and patch at the byte cap', async () => {
     const { base, head: to } = await everyKindOfChange(t.repo);
     const huge = await fileVersions(t.repo, base, to, 'huge.txt', 40);

@@ -209,10 +209,15 @@ export async function fileVersions(
   to: string,
   filePath: string,
   maxBytes: number,
+  /** The same diff's files and patches, already computed (`diffByFile`): saves git commands. */
+  known?: readonly FilePatch[],
 ): Promise<FileVersions> {
-  const file = (await changedFiles(dir, from, to)).find((entry) => entry.path === filePath);
+  const files: readonly (ChangedFile & { patch?: string; truncated?: boolean })[] =
+    known ?? (await changedFiles(dir, from, to));
+  const file = files.find((entry) => entry.path === filePath);
   if (!file)
     throw new AppError('DIFF_FILE_NOT_FOUND', 'The run does not change this file', { path: filePath });
+  const knownPatch = file.patch !== undefined && !file.truncated ? file.patch : null;
 
   const read = async (object: string, present: boolean) => {
     if (!present) return { text: null, truncated: false };
@@ -224,11 +229,13 @@ export async function fileVersions(
   const [before, after, patchOut] = await Promise.all([
     read(file.oldObject, file.status !== 'added' && !NO_OBJECT.test(file.oldObject)),
     read(file.newObject, file.status !== 'deleted' && !NO_OBJECT.test(file.newObject)),
-    git([...DIFF, from, to, '--', ...paths.map(literal)], {
-      cwd: dir,
-      config: DIFF_CONFIG,
-      maxOutputBytes: maxBytes,
-    }),
+    knownPatch !== null && Buffer.byteLength(knownPatch) <= maxBytes
+      ? { stdout: Buffer.from(knownPatch), truncated: false }
+      : git([...DIFF, from, to, '--', ...paths.map(literal)], {
+          cwd: dir,
+          config: DIFF_CONFIG,
+          maxOutputBytes: maxBytes,
+        }),
   ]);
   const patchText = patchOut.stdout.toString('utf8');
   return {
