@@ -6,7 +6,7 @@ import type { AppDeps, SessionUser } from '@/server/deps.js';
 import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
 import { LruCache } from '@/server/lib/lru-cache.js';
-import { createProjectForUser, DEFAULT_PROJECT_NAME } from '../projects/projects.js';
+import { createWithFirstProject } from '../projects/projects.js';
 import { deleteSession, findSessionUser, findUserByEmail, insertSession, insertUser } from './auth.repo.js';
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -32,19 +32,20 @@ async function issueSession(deps: AppDeps, user: SessionUser): Promise<IssuedSes
   return { token, expiresAt, user };
 }
 
-/** Creates the user and their default project, and signs them in. */
+/** Creates the user and their default project (together or not at all), and signs them in. */
 export async function register(deps: AppDeps, input: RegisterInput): Promise<IssuedSession> {
   if (await findUserByEmail(deps.db, input.email)) throw emailTaken();
   const passwordHash = await hashPassword(input.password);
   const userId = randomUUID();
   let user: SessionUser;
   try {
-    user = await insertUser(deps.db, { id: userId, email: input.email, passwordHash });
+    user = await createWithFirstProject(deps, (tx) =>
+      insertUser(tx, { id: userId, email: input.email, passwordHash }),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw emailTaken();
     throw error;
   }
-  await createProjectForUser(deps, user.id, { name: DEFAULT_PROJECT_NAME });
   deps.logger.info('user registered', { userId: user.id });
   return issueSession(deps, { id: user.id, email: user.email, createdAt: user.createdAt });
 }

@@ -7,6 +7,7 @@ import type {
   ProjectFile,
   ProjectTree,
 } from '@/contracts/projects.js';
+import type { Db } from '@/server/db/client.js';
 import type { AppDeps } from '@/server/deps.js';
 import { AppError, notFound } from '@/server/lib/errors.js';
 import {
@@ -65,6 +66,43 @@ export async function createProjectForUser(
   userId: string,
   input: CreateProjectInput,
 ): Promise<Project> {
+  const row = await withNewRepository(deps, input, (repo) =>
+    insertProject(deps.db, { userId, name: input.name, ...repo }),
+  );
+  deps.logger.info('project created', { projectId: row.id, userId });
+  return toProject(row);
+}
+
+/**
+ * Creates an account and its first project in one transaction: `insertOwner` writes the
+ * owner's row in `tx`, then the project's row follows. When either insert fails, neither row
+ * nor the new repository is left behind. The repository is made before the transaction, so
+ * git never runs while the transaction holds a connection.
+ */
+export async function createWithFirstProject<Owner extends { id: string }>(
+  deps: AppDeps,
+  insertOwner: (tx: Db) => Promise<Owner>,
+): Promise<Owner> {
+  const name = DEFAULT_PROJECT_NAME;
+  const { owner, project } = await withNewRepository(deps, { name }, (repo) =>
+    deps.db.transaction(async (tx) => {
+      const owner = await insertOwner(tx);
+      const project = await insertProject(tx, { userId: owner.id, name, ...repo });
+      return { owner, project };
+    }),
+  );
+  deps.logger.info('project created', { projectId: project.id, userId: owner.id });
+  return owner;
+}
+
+type NewRepository = Pick<ProjectRow, 'id' | 'repoPath' | 'repoUrl' | 'defaultBranch'>;
+
+/** Makes a new project's repository, then `save`s its row; when saving fails, the repository goes. */
+async function withNewRepository<T>(
+  deps: AppDeps,
+  input: CreateProjectInput,
+  save: (repo: NewRepository) => Promise<T>,
+): Promise<T> {
   const id = randomUUID();
   const dir = repositoryPath(deps.dataDir, id);
   const access = { dataDir: deps.dataDir, importRoots: deps.importRoots, network: deps.network };
@@ -73,16 +111,7 @@ export async function createProjectForUser(
   else if (input.repoUrl) repo = await cloneRepository({ repoUrl: input.repoUrl }, dir, access);
   else repo = { repoUrl: null, ...(await initRepository(dir)) };
   try {
-    const row = await insertProject(deps.db, {
-      id,
-      userId,
-      name: input.name,
-      repoPath: dir,
-      repoUrl: repo.repoUrl,
-      defaultBranch: repo.defaultBranch,
-    });
-    deps.logger.info('project created', { projectId: id, userId });
-    return toProject(row);
+    return await save({ id, repoPath: dir, ...repo });
   } catch (error) {
     await removeRepository(dir);
     throw error;
