@@ -32,13 +32,10 @@ import {
   waitHealthy,
 } from './lib/processes.js';
 import { median, round } from './lib/stats.js';
-import {
-  benchPipeline,
-  type PipelineDbResult,
-  pipelineAims,
-  pipelineConfig,
-  printPipeline,
-} from './pipeline.js';
+import { benchPipeline } from './pipeline/bench-pipeline.js';
+import { pipelineConfig } from './pipeline/config.js';
+import { pipelineAims, printPipeline } from './pipeline/report.js';
+import type { PipelineDbResult } from './pipeline/result.js';
 import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from './sse-flood.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
