@@ -1,6 +1,6 @@
 // `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
 // PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
-// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline.ts), and the board's
+// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline/), and the board's
 // list at 1,000 tasks (the board part, bench/board.ts).
 // `npm run bench -- foundation` (or pipeline, sse-flood, board) runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
