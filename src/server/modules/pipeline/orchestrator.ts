@@ -56,16 +56,16 @@ export interface OrchestratorDeps {
   providerDefaults: ProviderDefaults;
   /** Where a user-chosen provider URL may go; checked before a run starts, and again on every connection. */
   network?: NetworkPolicy;
-  /** First retry waits this long, then twice as long each time (BR-04-017: 1 s, 2 s, 4 s). */
+  /** First retry waits this long, then twice as long each time (1 s, 2 s, 4 s). */
   backoffBaseMs?: number;
-  /** Running pipelines per user (NFR-04-009). */
+  /** Active (running or paused) pipelines per user; one more start answers 429. */
   maxRunningPerUser?: number;
   /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
   maxAnswerBytes?: number;
 }
 
 /**
- * The pipeline's control plane (seed 004 step 10): starts runs, executes them in this
+ * The pipeline's control plane: starts runs, executes them in this
  * process, and handles cancel, retry, approve and request-changes. Each run works in its
  * own worktree on its own branch; state is written at every transition.
  */
@@ -91,7 +91,7 @@ export class Orchestrator {
   }
 
   /**
-   * Seed 004 step 11.1: validates, records the run, answers at once; the run goes on in the
+   * Validates, records the run, answers at once; the run goes on in the
    * background, after the answer (its worktree setup waits its turn: see RunExecutor).
    */
   async start(
@@ -137,7 +137,7 @@ export class Orchestrator {
     return { runId: row.id };
   }
 
-  /** Seed 004 step 11.4: stops the run in any phase, aborting the agent call in flight (BR-04-014). */
+  /** Stops a running or paused run in any phase, aborting the agent call in flight. */
   async cancel(userId: string, taskId: string): Promise<{ status: 'cancelled' }> {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -171,7 +171,7 @@ export class Orchestrator {
     return { status: 'cancelled' };
   }
 
-  /** Seed 004 step 11.3: resumes a paused run at the failed phase and agent, after a backoff. */
+  /** Resumes a paused run at the failed phase and agent, after a backoff. */
   async retry(userId: string, taskId: string, options: RunOptions, secrets: RequestSecrets) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -221,7 +221,7 @@ export class Orchestrator {
     return { runId: run.id, retryCount, delayMs: delay };
   }
 
-  /** Seed 004 step 11.6: back to coding with the person's feedback (task → building). */
+  /** Back to coding with the person's feedback (task → building). */
   async requestChanges(userId: string, taskId: string, input: RequestChangesInput, secrets: RequestSecrets) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -265,7 +265,7 @@ export class Orchestrator {
     return { runId: run.id, iteration };
   }
 
-  /** Seed 004 step 11.5 plus the merge: the branch goes into the default branch, confirmed by git, then done. */
+  /** Approves a passed run in Review: the branch goes into the default branch, confirmed by git, then done. */
   async approve(userId: string, taskId: string) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -351,7 +351,7 @@ export class Orchestrator {
   /**
    * Runs `setRunning` (which makes one of the user's runs running) only while the user has
    * fewer than the maximum active — running or paused — other than `ownRunId`, the paused run
-   * being resumed (NFR-04-009). Counting and writing hold the user's lock, so simultaneous
+   * being resumed. Counting and writing hold the user's lock, so simultaneous
    * starts cannot all pass the count.
    */
   private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>, ownRunId?: string): Promise<T> {
