@@ -24,10 +24,14 @@ export function stubFetch(routes: Record<string, Answer>) {
     requests.push(request);
     const path = url.split('?')[0];
     const answer = routes[`${method} ${path}`];
-    if (answer === undefined) return new Response(JSON.stringify({ error: 'NO_STUB', message: url }), { status: 599 });
+    if (answer === undefined)
+      return new Response(JSON.stringify({ error: 'NO_STUB', message: url }), { status: 599 });
     const value = typeof answer === 'function' ? await answer(request) : answer;
     if (value instanceof Response) return value;
-    return new Response(JSON.stringify(value), { status: 200, headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify(value), {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
   });
   vi.stubGlobal('fetch', fetch);
   return { requests, fetch };

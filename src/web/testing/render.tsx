@@ -8,7 +8,9 @@ import { MemoryRouter, Route, Routes } from 'react-router';
  * no retries, so a failing request shows at once.
  */
 export function renderAt(ui: ReactElement, { url = '/', path = '*' }: { url?: string; path?: string } = {}) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
+  const client = new QueryClient({
+    defaultOptions: { queries: { retry: false }, mutations: { retry: false } },
+  });
   const view = render(
     <QueryClientProvider client={client}>
       <MemoryRouter initialEntries={[url]}>

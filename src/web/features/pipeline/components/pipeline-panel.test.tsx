@@ -130,7 +130,17 @@ describe('the pipeline panel', () => {
       e.update(2, {
         phase: 'paused',
         status: 'paused',
-        errorDetails: { ...(e.error(0).data as never), failedPhase: 'planning', failedAgent: 'planner' },
+        errorDetails: {
+          type: 'api_error',
+          message: 'Rate limited (429)',
+          statusCode: 429,
+          failedAgent: 'planner',
+          failedPhase: 'planning',
+          retryable: true,
+          retryCount: 0,
+          maxRetries: 3,
+          timestamp: 2,
+        },
       }),
     );
     expect(stepper().dataset.status).toBe('paused');
