@@ -58,14 +58,16 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     }),
   );
 
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+    },
+  });
+  // Reads carry no body, and asking a request whether it has one builds a whole web Request
+  // (undici's, with its Headers and AbortSignal) for it: only the other methods are measured.
+  app.use('/api/*', (c, next) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next),
   );
   app.use('/api/*', checkOrigin());
 

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { PipelineEvent, StoredEvent } from '@/contracts/pipeline.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
@@ -21,6 +22,8 @@ const MAX_COALESCED_CHARS = 16 * 1024;
 interface OpenChunk {
   runId: string | null;
   data: AgentLogData;
+  /** performance.now() when its first chunk came. */
+  openedAt: number;
   timer: NodeJS.Timeout;
 }
 
@@ -75,6 +78,9 @@ export class EventLog {
    * An agent's streamed text. Consecutive chunks of one agent on a stream within `coalesceMs`
    * of the first become one event, so a fast provider costs a few events per window rather
    * than one per token; any other event on the stream ends the window first, so order holds.
+   * The window ends on time even when its timer cannot fire (an event loop busy with a fast
+   * stream): a chunk past it starts a new event, so coalescing never delays text by more than
+   * `coalesceMs` while chunks keep coming.
    */
   appendChunk(stream: string, runId: string | null, data: AgentLogData): void {
     const open = this.openChunks.get(stream);
@@ -82,7 +88,8 @@ export class EventLog {
       open &&
       open.runId === runId &&
       open.data.agent === data.agent &&
-      open.data.chunk.length < MAX_COALESCED_CHARS
+      open.data.chunk.length < MAX_COALESCED_CHARS &&
+      performance.now() - open.openedAt < this.coalesceMs
     ) {
       open.data.chunk += data.chunk;
       return;
@@ -94,7 +101,7 @@ export class EventLog {
       return;
     }
     const timer = setTimeout(() => this.closeChunk(stream), this.coalesceMs);
-    this.openChunks.set(stream, { runId, data: copy, timer });
+    this.openChunks.set(stream, { runId, data: copy, openedAt: performance.now(), timer });
   }
 
   private closeChunk(stream: string): Promise<unknown> | undefined {
