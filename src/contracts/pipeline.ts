@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cleanString, rawString } from './common.js';
-import type { TaskStatus } from './tasks.js';
+import type { TaskStatus } from './task-status.js';
 
 /** The phase a run is in, or how it ended. */
 export const PIPELINE_PHASES = [

@@ -10,24 +10,15 @@ import {
   type RunOptions,
   type Subtask,
 } from '@/contracts/pipeline.js';
-import type { Db } from '@/server/db/client.js';
 import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
 import { resolveAllowed } from '@/server/lib/guarded-fetch.js';
 import { KeyedMutex } from '@/server/lib/keyed-mutex.js';
-import type { Logger } from '@/server/lib/logger.js';
-import type { NetworkPolicy } from '@/server/lib/network-policy.js';
 import { taskStream } from '../events/bus.js';
-import type { EventLog } from '../events/event-log.js';
-import type { LlmProvider } from '../llm/provider.js';
 import { getOwnedTask } from '../tasks/tasks.js';
 import { mergeBranch } from '../workspace/merge.js';
-import {
-  type ProviderDefaults,
-  type RequestSecrets,
-  type ResolvedProvider,
-  resolveProvider,
-} from './provider-resolution.js';
+import type { OrchestratorDeps } from './pipeline-deps.js';
+import { type RequestSecrets, type ResolvedProvider, resolveProvider } from './provider-resolution.js';
 import { agentOf, type RunCursor } from './run-context.js';
 import { RunEvents } from './run-events.js';
 import { RunExecutor } from './run-executor.js';
@@ -42,27 +33,6 @@ import {
   runsOfTask,
   taskWithProject,
 } from './runs.repo.js';
-
-/** Builds the provider of one run from what was resolved for it (keys included, in memory only). */
-export type ProviderFactory = (resolved: ResolvedProvider & { runId: string }) => LlmProvider;
-
-export interface OrchestratorDeps {
-  db: Db;
-  events: EventLog;
-  logger: Logger;
-  now: () => number;
-  dataDir: string;
-  providers: ProviderFactory;
-  providerDefaults: ProviderDefaults;
-  /** Where a user-chosen provider URL may go; checked before a run starts, and again on every connection. */
-  network?: NetworkPolicy;
-  /** First retry waits this long, then twice as long each time (1 s, 2 s, 4 s). */
-  backoffBaseMs?: number;
-  /** Active (running or paused) pipelines per user; one more start answers 429. */
-  maxRunningPerUser?: number;
-  /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
-  maxAnswerBytes?: number;
-}
 
 /**
  * The pipeline's control plane: starts runs, executes them in this

@@ -4,6 +4,7 @@ import { requestChangesSchema, runOptionsSchema } from '@/contracts/pipeline.js'
 import type { AppEnv } from '@/server/deps.js';
 import { readId, readJson, readQuery } from '@/server/lib/validate.js';
 import type { EventLog } from '../events/event-log.js';
+// biome-ignore lint/style/noRestrictedImports: until the run-lifecycle re-cut (helper `life`) reads a run's events through a module function
 import { eventsOfRun } from '../events/events.repo.js';
 import type { Orchestrator } from './orchestrator.js';
 import type { RequestSecrets } from './provider-resolution.js';

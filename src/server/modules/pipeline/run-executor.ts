@@ -15,7 +15,7 @@ import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
 import { createRunWorktree, removeWorktree, resetWorktree } from '../workspace/worktree.js';
 import { describeFailure } from './failures.js';
-import type { OrchestratorDeps } from './orchestrator.js';
+import type { OrchestratorDeps } from './pipeline-deps.js';
 import type { ResolvedProvider } from './provider-resolution.js';
 import { agentOf, type RunContext, type RunCursor } from './run-context.js';
 import { announceEnd, type DriverEnv, driveRun } from './run-driver.js';
