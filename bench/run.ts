@@ -1,7 +1,7 @@
 // `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
 // PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
-// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline.ts), and the board's
-// list at 1,000 tasks (the board part, bench/board.ts), and a run's diff of 200 files (the diff part, bench/diff.ts).
+// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline/), and the board's
+// list at 1,000 tasks (the board part, bench/board.ts), and a run's diff of 200 files (bench/diff.ts).
 // `npm run bench -- foundation` (or pipeline, sse-flood, board, diff) runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contracts/tasks.js';
 import { type BoardDbResult, benchBoard, boardAims, boardConfig, printBoard } from './board.js';
-import { benchDiff, type DiffDbResult, diffAims, diffConfig, printDiff } from './diff.js';
+import { benchDiff, type DiffDbResult, diffConfig } from './diff.js';
+import { diffAims, printDiff } from './diff-report.js';
 import { type Aim, baseEnv, firstLine, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { formatJson, int, ms, table } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
@@ -33,13 +34,10 @@ import {
   waitHealthy,
 } from './lib/processes.js';
 import { median, round } from './lib/stats.js';
-import {
-  benchPipeline,
-  type PipelineDbResult,
-  pipelineAims,
-  pipelineConfig,
-  printPipeline,
-} from './pipeline.js';
+import { benchPipeline } from './pipeline/bench-pipeline.js';
+import { pipelineConfig } from './pipeline/config.js';
+import { pipelineAims, printPipeline } from './pipeline/report.js';
+import type { PipelineDbResult } from './pipeline/result.js';
 import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from './sse-flood.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -12,13 +12,11 @@ import {
   LONG_TEST_MS,
   newTask,
   type ProxiedTestApp,
-  post,
   repoOf,
   runRow,
   startOk,
   statusOf,
   type TaskSetup,
-  WAIT_LIMIT_MS,
 } from './testing/run-kit.js';
 
 let env: ProxiedTestApp;
@@ -251,57 +249,5 @@ describe('the diff of a passed run with a commit of every kind on its branch', (
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ error: 'RUN_BRANCH_GONE', branch: row.branch });
     expect((await fileOf(setup, runId, pathQuery('src/keep.ts'))).body.error).toBe('RUN_BRANCH_GONE');
-  });
-});
-
-describe('the diff of a run still coding, then cancelled', () => {
-  let setup: TaskSetup;
-  let runId: string;
-
-  beforeAll(async () => {
-    setup = await newTask(env.t, { title: 'Add farewell helper' });
-    // The second subtask's coder call hangs: the run stays in coding with one commit made.
-    env.proxy.holdWhen(
-      (seen) =>
-        seen.agent === 'coder' &&
-        env.proxy.requests.filter((r) => r.runId === seen.runId && r.agent === 'coder').length === 2,
-    );
-    runId = await startOk(setup.client, setup.taskId, {});
-    await env.proxy.nextHeld();
-  }, WAIT_LIMIT_MS);
-
-  afterAll(() => {
-    env.proxy.dropHeld();
-    env.proxy.respondWith(undefined);
-  });
-
-  it('shows the commits made so far, head being the branch’s last commit', async () => {
-    const run = await statusOf(setup.client, setup.taskId);
-    expect(run).toMatchObject({ status: 'running', phase: 'coding' });
-    const repoPath = (await repoOf(env.t, setup.projectId)).repoPath;
-    const tip = (await gitIn(repoPath, ['rev-parse', `refs/heads/${run.branch}`])).trim();
-    const res = await diffOf(setup, runId);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ runId, baseCommit: run.baseCommit, headCommit: tip });
-    expect(res.body.files.length).toBeGreaterThan(0);
-    expect(res.body.files.every((f) => f.status === 'added')).toBe(true);
-    expect(res.body.generalFindings).toEqual([]);
-    const first = res.body.files[0];
-    const content = await fileOf(setup, runId, pathQuery(first?.path ?? ''));
-    expect(content.status).toBe(200);
-    expect(content.body.after).toBe(await gitIn(repoPath, ['show', `${tip}:${first?.path}`]));
-  });
-
-  it('still answers once the run is cancelled, from its branch', async () => {
-    const before = await diffOf(setup, runId);
-    const cancelled = await post(setup.client, `/api/pipeline/${setup.taskId}/cancel`);
-    expect(cancelled.status).toBe(200);
-    env.proxy.dropHeld();
-    await env.t.deps.orchestrator.idle();
-    expect((await statusOf(setup.client, setup.taskId)).status).toBe('cancelled');
-    const after = await diffOf(setup, runId);
-    expect(after.status).toBe(200);
-    expect(after.body.headCommit).toBe(before.body.headCommit);
-    expect(after.body.files.map((f) => f.path)).toEqual(before.body.files.map((f) => f.path));
   });
 });
