@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DiffFileContent, RunDiff } from '@/contracts/diff.js';
 import type { ReviewResult } from '@/contracts/pipeline.js';
-import { signedInClient } from '@/server/testing/test-app.js';
+import { signedInClient, TestClient } from '@/server/testing/test-app.js';
 import { commitFiles } from '../workspace/test-repo.js';
 import { streamText } from './testing/llm-proxy.js';
 import {
@@ -228,7 +228,7 @@ describe('the diff of a passed run with a commit of every kind on its branch', (
     expect((await fileOf(setup, runId, `${pathQuery('src/keep.ts')}&x=1`)).status).toBe(400);
   });
 
-  it('answers 404 RUN_NOT_FOUND to another user, and for a run that does not exist', async () => {
+  it('answers 404 RUN_NOT_FOUND to another user and for a run that does not exist, 401 without a session', async () => {
     const other = await signedInClient(env.t.app);
     const asOther = { ...setup, client: other.client };
     expect((await diffOf(asOther, runId)).body.error).toBe('RUN_NOT_FOUND');
@@ -236,6 +236,9 @@ describe('the diff of a passed run with a commit of every kind on its branch', (
     const otherFile = await fileOf(asOther, runId, pathQuery('src/keep.ts'));
     expect(otherFile.status).toBe(404);
     expect(otherFile.body.error).toBe('RUN_NOT_FOUND');
+    const anonymous = new TestClient(env.t.app);
+    expect((await anonymous.get(`/api/pipeline/runs/${runId}/diff`)).status).toBe(401);
+    expect((await anonymous.get(`/api/pipeline/runs/${runId}/diff/file?path=x`)).status).toBe(401);
     const missing = await diffOf(setup, '00000000-0000-4000-8000-000000000000');
     expect(missing.status).toBe(404);
     expect((await diffOf(setup, 'not-a-uuid')).status).toBe(400);
