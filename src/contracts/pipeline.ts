@@ -83,6 +83,8 @@ export const ERROR_TYPES = [
   'unknown',
   'answer_too_large',
   'interrupted',
+  /** The run worked longer than the server's limit (AUTOCODER_RUN_TIMEOUT_MS). */
+  'run_timeout',
 ] as const;
 export type PipelineErrorType = (typeof ERROR_TYPES)[number];
 
@@ -121,6 +123,16 @@ export const AGENT_CONFIGS: Record<AgentType, AgentConfig> = {
   coder: { model: 'claude-sonnet-4-20250514', maxTokens: 8192 },
   reviewer: { model: 'claude-sonnet-4-20250514', maxTokens: 4096 },
 };
+
+/** The models a run uses: the ones chosen in `options`, the defaults for the others. */
+export function agentConfigsOf(options: { agents?: Partial<Record<AgentType, AgentConfig>> | undefined }) {
+  const chosen = options.agents ?? {};
+  return {
+    planner: chosen.planner ?? AGENT_CONFIGS.planner,
+    coder: chosen.coder ?? AGENT_CONFIGS.coder,
+    reviewer: chosen.reviewer ?? AGENT_CONFIGS.reviewer,
+  } satisfies Record<AgentType, AgentConfig>;
+}
 
 const agentConfigSchema = z.strictObject({
   model: cleanString().min(1).max(200),

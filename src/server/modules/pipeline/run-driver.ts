@@ -1,4 +1,4 @@
-import { type AgentType, MAX_ITERATIONS } from '@/contracts/pipeline.js';
+import { type AgentCallUsage, type AgentType, MAX_ITERATIONS } from '@/contracts/pipeline.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
 import { estimateCostUsd } from '../llm/pricing.js';
@@ -11,12 +11,12 @@ import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
 import { mergeFileChanges, type RunContext } from './run-context.js';
-import type { RunEvents } from './run-events.js';
-import { type RunPatch, setTaskFields } from './runs.repo.js';
+import type { RunTransitions } from './run-transitions.js';
+import { type RunPatch, type RunRow, setTaskFields } from './runs.repo.js';
 
 export interface DriverEnv {
   db: Db;
-  events: RunEvents;
+  transitions: RunTransitions;
   logger: Logger;
   now: () => number;
   /** Character budgets for what agents are shown. */
@@ -28,18 +28,30 @@ export interface DriverEnv {
 /** Raised when a write finds the run no longer running: it was cancelled meanwhile. */
 class RunStopped extends Error {}
 
-async function persist(env: DriverEnv, ctx: RunContext, patch: RunPatch) {
-  if (ctx.cancelled) throw new RunStopped();
-  const merged = ctx.pendingPatch ? { ...ctx.pendingPatch, ...patch } : patch;
-  const row = await env.events.updateRun(ctx.projectId, ctx.runId, merged, ['running']);
-  if (!row) throw new RunStopped();
+/** Before every write: a cancelled run stops quietly, a run past its time limit stops with that error. */
+function checkGoingOn(ctx: RunContext) {
+  if (ctx.handle.cancelled) throw new RunStopped();
+  ctx.handle.controller.signal.throwIfAborted();
+}
+
+/** The fields waiting to be written with the run's next update, taken. */
+function takePending(ctx: RunContext): RunPatch {
+  const pending = ctx.pendingPatch ?? {};
   ctx.pendingPatch = undefined;
+  return pending;
+}
+
+/** Saves a step's results and cursor (transition `progress`). */
+async function persist(env: DriverEnv, ctx: RunContext, patch: RunPatch): Promise<RunRow> {
+  checkGoingOn(ctx);
+  const row = await env.transitions.progress(ctx, { ...takePending(ctx), ...patch });
+  if (!row) throw new RunStopped();
   return row;
 }
 
 /**
- * Announces the phase (and subtask) to the task's stream; writes the phase and cursor unless
- * `write` is false — within coding, each subtask's own write already saved the cursor.
+ * Enters the phase the cursor points at (and announces the subtask); writes the phase and cursor
+ * unless `write` is false — within coding, each subtask's own write already saved the cursor.
  */
 async function enterPhase(
   env: DriverEnv,
@@ -47,31 +59,21 @@ async function enterPhase(
   subtask?: { index: number; total: number; title: string },
   write = true,
 ) {
-  const phase = ctx.cursor.phase;
-  if (write) await persist(env, ctx, { phase, iteration: ctx.iteration, cursor: ctx.cursor });
-  else if (ctx.cancelled) throw new RunStopped();
-  await env.events.task(ctx.taskId, ctx.runId, {
-    type: 'phase-change',
-    data: {
-      runId: ctx.runId,
-      phase,
-      status: 'running',
-      iteration: ctx.iteration,
-      ...(subtask ? { subtask } : {}),
-      timestamp: env.now(),
-    },
-  });
+  checkGoingOn(ctx);
+  const at = { cursor: ctx.cursor, iteration: ctx.iteration };
+  const row = await env.transitions.enterPhase(ctx, at, write ? takePending(ctx) : null, subtask);
+  if (write && !row) throw new RunStopped();
 }
 
 const agentParams = (env: DriverEnv, ctx: RunContext, agent: AgentType) => ({
   provider: ctx.provider,
   config: ctx.configs[agent],
   runId: ctx.runId,
-  signal: ctx.controller.signal,
+  signal: ctx.handle.controller.signal,
   ...(env.maxAnswerBytes !== undefined ? { maxAnswerBytes: env.maxAnswerBytes } : {}),
   // Text the SDK had already buffered when the run was cancelled is not shown after the cancellation.
   onChunk: (chunk: string) => {
-    if (!ctx.cancelled) env.events.chunk(ctx.taskId, ctx.runId, agent, chunk);
+    if (!ctx.handle.cancelled) env.transitions.events.chunk(ctx.taskId, ctx.runId, agent, chunk);
   },
 });
 
@@ -83,32 +85,26 @@ async function recordCall(env: DriverEnv, ctx: RunContext, agent: AgentType, res
   ctx.usage.outputTokens += call.outputTokens;
   ctx.usage.costUsd += costUsd;
   ctx.cursor.retryCount = 0;
-  await env.events.task(ctx.taskId, ctx.runId, {
+  await env.transitions.events.task(ctx.taskId, ctx.runId, {
     type: 'usage',
     data: { runId: ctx.runId, call, total: { ...ctx.usage }, timestamp: env.now() },
   });
   return { call, text: result.text.slice(0, 50_000) };
 }
 
+/** The run's records of its agent calls, as last written. */
+type CallRecords = Pick<RunRow, 'calls' | 'agentLogs'>;
+
 /** Appends a call's record to the run's JSON arrays in the same UPDATE as the phase's own results. */
-function callPatch(
-  row: { calls: unknown; agentLogs: unknown },
-  agent: AgentType,
-  recorded: { call: unknown; text: string },
-) {
-  const logs = {
-    planner: [],
-    coder: [],
-    reviewer: [],
-    ...(row.agentLogs as Record<string, string[]> | null),
-  };
+function callPatch(row: CallRecords, agent: AgentType, recorded: { call: AgentCallUsage; text: string }) {
+  const logs = { planner: [], coder: [], reviewer: [], ...row.agentLogs };
   return {
-    calls: [...((row.calls as unknown[]) ?? []), recorded.call],
+    calls: [...row.calls, recorded.call],
     agentLogs: { ...logs, [agent]: [...(logs[agent] ?? []), recorded.text] },
   };
 }
 
-async function plan(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agentLogs: unknown }) {
+async function plan(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await enterPhase(env, ctx);
   const map = await repoMap(ctx.worktreePath, env.budgets.repoMap);
   const result = await executePlannerAgent({
@@ -147,8 +143,8 @@ async function applyAndCommit(
   ctx.fileChanges = mergeFileChanges(ctx.fileChanges, files);
 }
 
-async function code(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agentLogs: unknown }) {
-  await env.events.moveTask(ctx.projectId, ctx.taskId, ctx.runId, 'building');
+async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
+  await env.transitions.events.moveTask(ctx.projectId, ctx.taskId, ctx.runId, 'building');
   let current = row;
   const total = ctx.subtasks.length;
   const first = ctx.cursor.subtaskIndex;
@@ -198,7 +194,7 @@ async function code(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agen
 async function fixWith(
   env: DriverEnv,
   ctx: RunContext,
-  row: { calls: unknown; agentLogs: unknown },
+  row: CallRecords,
   opts: { feedback?: string | undefined; message: string },
 ) {
   const paths = ctx.fileChanges.filter((f) => f.action !== 'delete').map((f) => f.filePath);
@@ -227,10 +223,10 @@ async function fixWith(
   });
 }
 
-async function fix(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agentLogs: unknown }) {
+async function fix(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await enterPhase(env, ctx);
   const attempt = ctx.iteration - ctx.cursor.roundStart;
-  env.events.chunk(
+  env.transitions.events.chunk(
     ctx.taskId,
     ctx.runId,
     'coder',
@@ -243,7 +239,7 @@ async function fix(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agent
 }
 
 /** Reviews the branch's diff; `done` when the run has ended (passed or failed). */
-async function review(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agentLogs: unknown }) {
+async function review(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await enterPhase(env, ctx);
   const base = ctx.baseCommit ?? 'HEAD';
   const diff = await diffRange(ctx.worktreePath, base, 'HEAD');
@@ -260,14 +256,10 @@ async function review(env: DriverEnv, ctx: RunContext, row: { calls: unknown; ag
   ctx.review = result.output;
   const common = { reviewFindings: ctx.review, ...usagePatch(ctx), ...callPatch(row, 'reviewer', recorded) };
   if (reviewPassed(ctx.review)) {
-    const done = await persist(env, ctx, {
-      ...common,
-      phase: 'completed',
-      status: 'passed',
-      completedAt: new Date(env.now()),
-    });
-    await announceEnd(env, ctx, 'passed');
-    return { done: true, row: done };
+    checkGoingOn(ctx);
+    const passed = await env.transitions.pass(ctx, ctx, common);
+    if (!passed) throw new RunStopped();
+    return { done: true, row: passed };
   }
   if (ctx.iteration - ctx.cursor.roundStart < MAX_ITERATIONS - 1) {
     ctx.iteration += 1;
@@ -277,55 +269,21 @@ async function review(env: DriverEnv, ctx: RunContext, row: { calls: unknown; ag
       row: await persist(env, ctx, { ...common, iteration: ctx.iteration, cursor: ctx.cursor }),
     };
   }
-  const failed = await persist(env, ctx, {
-    ...common,
-    phase: 'failed',
-    status: 'failed',
-    completedAt: new Date(env.now()),
-  });
-  await announceEnd(env, ctx, 'failed');
+  checkGoingOn(ctx);
+  const failed = await env.transitions.fail(ctx, ctx, common);
+  if (!failed) throw new RunStopped();
   return { done: true, row: failed };
-}
-
-/** Tells everyone how the run ended and moves the task (BR-04-010 / BR-04-012). */
-export async function announceEnd(
-  env: Pick<DriverEnv, 'events' | 'now'>,
-  ctx: Pick<RunContext, 'taskId' | 'projectId' | 'runId' | 'iteration' | 'fileChanges' | 'review'>,
-  result: 'passed' | 'failed',
-) {
-  await env.events.task(ctx.taskId, ctx.runId, {
-    type: 'phase-change',
-    data: {
-      runId: ctx.runId,
-      phase: result === 'passed' ? 'completed' : 'failed',
-      status: result,
-      iteration: ctx.iteration,
-      timestamp: env.now(),
-    },
-  });
-  await env.events.moveTask(ctx.projectId, ctx.taskId, ctx.runId, result === 'passed' ? 'review' : 'backlog');
-  await env.events.task(ctx.taskId, ctx.runId, {
-    type: 'pipeline-complete',
-    data: {
-      runId: ctx.runId,
-      taskId: ctx.taskId,
-      result,
-      fileChanges: { files: ctx.fileChanges },
-      ...(ctx.review ? { reviewFindings: ctx.review } : {}),
-      timestamp: env.now(),
-    },
-  });
 }
 
 /**
  * Runs the state machine from wherever the cursor points until the run passes, fails,
  * pauses (an error propagates to the caller) or is cancelled (returns quietly).
  */
-export async function driveRun(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agentLogs: unknown }) {
+export async function driveRun(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   let current = row;
   try {
     for (;;) {
-      if (ctx.cancelled) return;
+      if (ctx.handle.cancelled) return;
       switch (ctx.cursor.phase) {
         case 'planning':
           current = await plan(env, ctx, current);
@@ -345,7 +303,7 @@ export async function driveRun(env: DriverEnv, ctx: RunContext, row: { calls: un
       }
     }
   } catch (error) {
-    if (error instanceof RunStopped || ctx.cancelled) return;
+    if (error instanceof RunStopped || ctx.handle.cancelled) return;
     throw error;
   }
 }
