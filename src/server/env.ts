@@ -51,6 +51,12 @@ const envSchema = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  /** How long a run may work (from its start or a retry) before it is paused with `run_timeout` (NFR-04-013). */
+  AUTOCODER_RUN_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(10 * 60_000),
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy in front of the server. */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
@@ -93,6 +99,7 @@ export type Env = {
   allowedHosts: string[];
   sseMaxStreamsPerUser: number;
   maxAnswerBytes: number;
+  runTimeoutMs: number;
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -125,5 +132,6 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     allowedHosts: env.AUTOCODER_ALLOWED_HOSTS,
     sseMaxStreamsPerUser: env.AUTOCODER_SSE_MAX_STREAMS_PER_USER,
     maxAnswerBytes: env.AUTOCODER_MAX_ANSWER_BYTES,
+    runTimeoutMs: env.AUTOCODER_RUN_TIMEOUT_MS,
   };
 }

@@ -58,6 +58,7 @@ async function main() {
     simulatorChunkDelayMs: env.simulatorDelayMs,
     sse: { maxStreamsPerUser: env.sseMaxStreamsPerUser },
     maxAnswerBytes: env.maxAnswerBytes,
+    runTimeoutMs: env.runTimeoutMs,
   });
   await runtime.deps.orchestrator.recoverInterrupted();
   const hostsOn = (port: number) =>

@@ -11,6 +11,8 @@ export interface RunHandle {
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
+    // Stopped before the wait began (a shutdown right after a retry): no wait at all.
+    if (signal.aborted) return resolve();
     const timer = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => {
       clearTimeout(timer);
