@@ -1,6 +1,5 @@
 import type {
   CreateTaskInput,
-  Subtask,
   Task,
   TaskCategory,
   TaskPriority,
