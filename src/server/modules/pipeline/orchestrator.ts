@@ -10,7 +10,6 @@ import { agentOfPhase, isActiveRun, type RunCursor } from '@/contracts/run-lifec
 import type { Db } from '@/server/db/client.js';
 import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
-import { KeyedMutex } from '@/server/lib/keyed-mutex.js';
 import { Limiter } from '@/server/lib/limiter.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { NetworkPolicy } from '@/server/lib/network-policy.js';
@@ -28,14 +27,8 @@ import { FIRST_CURSOR } from './run-context.js';
 import { type ExecutionEnv, executeRun, type ProviderFactory, releaseWorktree } from './run-execution.js';
 import { RunRegistry } from './run-registry.js';
 import { RunTransitions } from './run-transitions.js';
-import {
-  countActiveForUser,
-  latestRunOfTask,
-  type RunRow,
-  runningRuns,
-  runWithProject,
-  taskWithProject,
-} from './runs.repo.js';
+import { RunningSlots } from './running-slots.js';
+import { latestRunOfTask, type RunRow, runningRuns, runWithProject, taskWithProject } from './runs.repo.js';
 
 export type { ProviderFactory };
 
@@ -74,11 +67,10 @@ export interface OrchestratorDeps {
  */
 export class Orchestrator {
   private readonly registry = new RunRegistry();
-  private readonly userLocks = new KeyedMutex();
   private readonly transitions: RunTransitions;
   private readonly env: ExecutionEnv;
   private readonly backoffBaseMs: number;
-  private readonly maxRunningPerUser: number;
+  private readonly slots: RunningSlots;
   private readonly runTimeoutMs: number;
 
   constructor(private readonly deps: OrchestratorDeps) {
@@ -95,7 +87,7 @@ export class Orchestrator {
       ...(deps.maxAnswerBytes !== undefined ? { maxAnswerBytes: deps.maxAnswerBytes } : {}),
     };
     this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
-    this.maxRunningPerUser = deps.maxRunningPerUser ?? 5;
+    this.slots = new RunningSlots(deps.db, deps.maxRunningPerUser ?? 5);
     this.runTimeoutMs = deps.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   }
 
@@ -119,7 +111,7 @@ export class Orchestrator {
       );
     }
     // A run already active on the task is refused by the database (one active run per task): one query fewer.
-    const row = await this.withRunningSlot(userId, async () => {
+    const row = await this.slots.take(userId, async () => {
       try {
         return await this.transitions.start(
           { taskId, projectId: task.projectId },
@@ -167,7 +159,7 @@ export class Orchestrator {
     const retryCount = cursor.retryCount + 1;
     const configs = options.agents ? agentConfigsOf(options) : (run.agentConfigs ?? AGENT_CONFIGS);
     const ref = { runId: run.id, taskId, projectId: task.projectId };
-    const updated = await this.withRunningSlot(
+    const updated = await this.slots.take(
       userId,
       () => this.transitions.resume(ref, { ...cursor, retryCount }, configs),
       run.id,
@@ -202,7 +194,7 @@ export class Orchestrator {
     };
     const feedback = [...run.feedback, { text: input.feedback, at: this.deps.now(), iteration }];
     const ref = { runId: run.id, taskId, projectId: task.projectId };
-    const updated = await this.withRunningSlot(userId, () =>
+    const updated = await this.slots.take(userId, () =>
       this.transitions.reopen(ref, { iteration, cursor, feedback }),
     );
     if (!updated)
@@ -296,21 +288,6 @@ export class Orchestrator {
     secrets: RequestSecrets,
   ): Promise<ResolvedProvider> {
     return resolveAllowedProvider(provider, options, secrets, this.deps.providerDefaults, this.deps.network);
-  }
-
-  /**
-   * Runs `setRunning` (which makes one of the user's runs running) only while the user has
-   * fewer than the maximum active — running or paused — other than `ownRunId`, the paused run
-   * being resumed (NFR-04-009). Counting and writing hold the user's lock, so simultaneous
-   * starts cannot all pass the count.
-   */
-  private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>, ownRunId?: string): Promise<T> {
-    return this.userLocks.run(userId, async () => {
-      if ((await countActiveForUser(this.deps.db, userId, ownRunId)) >= this.maxRunningPerUser) {
-        throw new AppError('TOO_MANY_PIPELINES', 'Maximum concurrent pipelines reached');
-      }
-      return setRunning();
-    });
   }
 }
 

@@ -1,15 +1,14 @@
-import { type AgentCallUsage, type AgentType, MAX_ITERATIONS } from '@/contracts/pipeline.js';
+import { MAX_ITERATIONS } from '@/contracts/pipeline.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
-import { estimateCostUsd } from '../llm/pricing.js';
 import { applyFileChanges } from '../workspace/apply-changes.js';
 import { commitAll } from '../workspace/commit.js';
 import { readFilesForContext, repoMap } from '../workspace/context.js';
 import { diffRange } from '../workspace/diff.js';
-import type { AgentResult } from './agents/agent-base.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
+import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
 import { mergeFileChanges, type RunContext } from './run-context.js';
 import type { RunTransitions } from './run-transitions.js';
 import { type RunPatch, type RunRow, setTaskFields } from './runs.repo.js';
@@ -65,45 +64,6 @@ async function enterPhase(
   if (write && !row) throw new RunStopped();
 }
 
-const agentParams = (env: DriverEnv, ctx: RunContext, agent: AgentType) => ({
-  provider: ctx.provider,
-  config: ctx.configs[agent],
-  runId: ctx.runId,
-  signal: ctx.handle.controller.signal,
-  ...(env.maxAnswerBytes !== undefined ? { maxAnswerBytes: env.maxAnswerBytes } : {}),
-  // Text the SDK had already buffered when the run was cancelled is not shown after the cancellation.
-  onChunk: (chunk: string) => {
-    if (!ctx.handle.cancelled) env.transitions.events.chunk(ctx.taskId, ctx.runId, agent, chunk);
-  },
-});
-
-/** Adds a call's tokens and cost to the run (one write per call) and announces it. */
-async function recordCall(env: DriverEnv, ctx: RunContext, agent: AgentType, result: AgentResult<unknown>) {
-  const costUsd = ctx.provider.simulated ? 0 : estimateCostUsd(result.model, result.tokenUsage);
-  const call = { agent, model: result.model, ...result.tokenUsage, costUsd, durationMs: result.durationMs };
-  ctx.usage.inputTokens += call.inputTokens;
-  ctx.usage.outputTokens += call.outputTokens;
-  ctx.usage.costUsd += costUsd;
-  ctx.cursor.retryCount = 0;
-  await env.transitions.events.task(ctx.taskId, ctx.runId, {
-    type: 'usage',
-    data: { runId: ctx.runId, call, total: { ...ctx.usage }, timestamp: env.now() },
-  });
-  return { call, text: result.text.slice(0, 50_000) };
-}
-
-/** The run's records of its agent calls, as last written. */
-type CallRecords = Pick<RunRow, 'calls' | 'agentLogs'>;
-
-/** Appends a call's record to the run's JSON arrays in the same UPDATE as the phase's own results. */
-function callPatch(row: CallRecords, agent: AgentType, recorded: { call: AgentCallUsage; text: string }) {
-  const logs = { planner: [], coder: [], reviewer: [], ...row.agentLogs };
-  return {
-    calls: [...row.calls, recorded.call],
-    agentLogs: { ...logs, [agent]: [...(logs[agent] ?? []), recorded.text] },
-  };
-}
-
 async function plan(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await enterPhase(env, ctx);
   const map = await repoMap(ctx.worktreePath, env.budgets.repoMap);
@@ -124,12 +84,6 @@ async function plan(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await setTaskFields(env.db, ctx.taskId, { subtasks: ctx.subtasks });
   return updated;
 }
-
-const usagePatch = (ctx: RunContext) => ({
-  inputTokens: ctx.usage.inputTokens,
-  outputTokens: ctx.usage.outputTokens,
-  costUsd: ctx.usage.costUsd,
-});
 
 /** Applies the coder's files in the worktree and commits them: one commit per call. */
 async function applyAndCommit(
