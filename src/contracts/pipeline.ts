@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cleanString, rawString } from './common.js';
-import type { TaskStatus } from './tasks.js';
+import type { TaskStatus } from './task-status.js';
 
 /** Seed 004 step 2: the phase a run is in, or how it ended. */
 export const PIPELINE_PHASES = [

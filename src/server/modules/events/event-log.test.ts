@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PipelineEvent, StoredEvent } from '@/contracts/pipeline.js';
 import type { Database } from '@/server/db/client.js';
@@ -160,6 +161,22 @@ describe('EventLog.appendChunk', () => {
     const replayed = await log.replay(stream, 0);
     expect(summary(replayed)).toEqual(['planner:ab', 'coder:cd', 'phase-change', 'coder:e', 'coder:f']);
     expect(replayed.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
+    await log.close();
+  });
+
+  it('ends the window on time while the event loop is too busy for its timer', async () => {
+    const log = newLog({ coalesceMs: 20 });
+    const stream = freshStream();
+    const published: StoredEvent[] = [];
+    log.bus.subscribe(stream, (e) => published.push(e));
+    log.appendChunk(stream, runId, piece('coder', 'early', 1));
+    const busyUntil = performance.now() + 30;
+    while (performance.now() < busyUntil) {
+      // a stream parsed without a break: no timer fires in here
+    }
+    log.appendChunk(stream, runId, piece('coder', 'late', 2));
+    await log.flush();
+    expect(summary(published)).toEqual(['coder:early', 'coder:late']);
     await log.close();
   });
 

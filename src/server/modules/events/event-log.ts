@@ -1,8 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import type { PipelineEvent, StoredEvent } from '@/contracts/pipeline.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { EventBus } from './bus.js';
-import { type EventRow, eventsAfter, insertEvents, maxSeq } from './events.repo.js';
+import { type EventRow, eventsAfter, firstSeqOfRun, insertEvents, maxSeq } from './events.repo.js';
 
 export interface EventLogOptions {
   /** Pending events are written at least this often. */
@@ -21,6 +22,8 @@ const MAX_COALESCED_CHARS = 16 * 1024;
 interface OpenChunk {
   runId: string | null;
   data: AgentLogData;
+  /** performance.now() when its first chunk came. */
+  openedAt: number;
   timer: NodeJS.Timeout;
 }
 
@@ -75,6 +78,9 @@ export class EventLog {
    * An agent's streamed text. Consecutive chunks of one agent on a stream within `coalesceMs`
    * of the first become one event, so a fast provider costs a few events per window rather
    * than one per token; any other event on the stream ends the window first, so order holds.
+   * The window ends on time even when its timer cannot fire (an event loop busy with a fast
+   * stream): a chunk past it starts a new event, so coalescing never delays text by more than
+   * `coalesceMs` while chunks keep coming.
    */
   appendChunk(stream: string, runId: string | null, data: AgentLogData): void {
     const open = this.openChunks.get(stream);
@@ -82,7 +88,8 @@ export class EventLog {
       open &&
       open.runId === runId &&
       open.data.agent === data.agent &&
-      open.data.chunk.length < MAX_COALESCED_CHARS
+      open.data.chunk.length < MAX_COALESCED_CHARS &&
+      performance.now() - open.openedAt < this.coalesceMs
     ) {
       open.data.chunk += data.chunk;
       return;
@@ -94,7 +101,7 @@ export class EventLog {
       return;
     }
     const timer = setTimeout(() => this.closeChunk(stream), this.coalesceMs);
-    this.openChunks.set(stream, { runId, data: copy, timer });
+    this.openChunks.set(stream, { runId, data: copy, openedAt: performance.now(), timer });
   }
 
   private closeChunk(stream: string): Promise<unknown> | undefined {
@@ -162,6 +169,12 @@ export class EventLog {
   async replay(stream: string, afterSeq: number, limit = 10_000): Promise<StoredEvent[]> {
     await this.flush();
     return eventsAfter(this.db, stream, afterSeq, limit);
+  }
+
+  /** The id of a run's first event in a stream, including events not yet written; null when it has none. */
+  async firstSeqOfRun(stream: string, runId: string): Promise<number | null> {
+    await this.flush();
+    return firstSeqOfRun(this.db, stream, runId);
   }
 
   /** The last id handed out in a stream (0 when none). */

@@ -7,30 +7,20 @@ import {
   type RunOptions,
 } from '@/contracts/pipeline.js';
 import { agentOfPhase, isActiveRun, type RunCursor } from '@/contracts/run-lifecycle.js';
-import type { Db } from '@/server/db/client.js';
 import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
 import { Limiter } from '@/server/lib/limiter.js';
-import type { Logger } from '@/server/lib/logger.js';
-import type { NetworkPolicy } from '@/server/lib/network-policy.js';
-import type { EventLog } from '../events/event-log.js';
 import { getOwnedTask } from '../tasks/tasks.js';
 import { mergeBranch } from '../workspace/merge.js';
 import { interruptedDetails } from './failures.js';
-import {
-  type ProviderDefaults,
-  type RequestSecrets,
-  type ResolvedProvider,
-  resolveAllowedProvider,
-} from './provider-resolution.js';
+import type { OrchestratorDeps } from './pipeline-deps.js';
+import { type RequestSecrets, type ResolvedProvider, resolveAllowedProvider } from './provider-resolution.js';
 import { FIRST_CURSOR } from './run-context.js';
-import { type ExecutionEnv, executeRun, type ProviderFactory, releaseWorktree } from './run-execution.js';
+import { type ExecutionEnv, executeRun, releaseWorktree } from './run-execution.js';
 import { RunRegistry } from './run-registry.js';
 import { RunTransitions } from './run-transitions.js';
 import { RunningSlots } from './running-slots.js';
 import { latestRunOfTask, type RunRow, runningRuns, runWithProject, taskWithProject } from './runs.repo.js';
-
-export type { ProviderFactory };
 
 /**
  * Worktree setups at once. Each forks git several times; a burst of starts would otherwise fork
@@ -39,26 +29,6 @@ export type { ProviderFactory };
 const WORKTREE_SETUPS_AT_ONCE = 2;
 /** A run's time limit by default (NFR-04-013): past it the run is paused. */
 export const DEFAULT_RUN_TIMEOUT_MS = 10 * 60_000;
-
-export interface OrchestratorDeps {
-  db: Db;
-  events: EventLog;
-  logger: Logger;
-  now: () => number;
-  dataDir: string;
-  providers: ProviderFactory;
-  providerDefaults: ProviderDefaults;
-  /** Where a user-chosen provider URL may go; checked before a run starts, and again on every connection. */
-  network?: NetworkPolicy;
-  /** First retry waits this long, then twice as long each time (BR-04-017: 1 s, 2 s, 4 s). */
-  backoffBaseMs?: number;
-  /** Running pipelines per user (NFR-04-009). */
-  maxRunningPerUser?: number;
-  /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
-  maxAnswerBytes?: number;
-  /** How long a run may work from its start or resumption before it is paused (AUTOCODER_RUN_TIMEOUT_MS). */
-  runTimeoutMs?: number;
-}
 
 /**
  * The pipeline's control plane (seed 004 step 10): checks what a caller may do (ownership,

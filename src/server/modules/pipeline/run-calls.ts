@@ -1,8 +1,7 @@
 import type { AgentCallUsage, AgentType } from '@/contracts/pipeline.js';
 import { estimateCostUsd } from '../llm/pricing.js';
 import type { AgentResult } from './agents/agent-base.js';
-import type { RunContext } from './run-context.js';
-import type { DriverEnv } from './run-driver.js';
+import type { DriverEnv, RunContext } from './run-context.js';
 import type { RunRow } from './runs.repo.js';
 
 /** What an agent call of the run is given: provider, model, abort signal, and where its chunks go. */

@@ -1,12 +1,26 @@
 import type { AgentConfig, AgentType, FileChange, ReviewResult, Subtask } from '@/contracts/pipeline.js';
 import { AGENT_CONFIGS } from '@/contracts/pipeline.js';
 import type { RunCursor } from '@/contracts/run-lifecycle.js';
+import type { Db } from '@/server/db/client.js';
+import type { Logger } from '@/server/lib/logger.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
 import type { TaskContext } from './prompts/task-context.js';
 import type { RunHandle } from './run-registry.js';
-import type { RunRef } from './run-transitions.js';
+import type { RunRef, RunTransitions } from './run-transitions.js';
 import type { RunRow, taskWithProject } from './runs.repo.js';
+
+/** What the driver works with besides the run: the database, transitions, clock and budgets. */
+export interface DriverEnv {
+  db: Db;
+  transitions: RunTransitions;
+  logger: Logger;
+  now: () => number;
+  /** Character budgets for what agents are shown. */
+  budgets: { repoMap: number; files: number; diff: number };
+  /** Largest agent answer accepted, in bytes. */
+  maxAnswerBytes?: number;
+}
 
 /** Everything the driver needs for one run, in memory while it executes; built whole by `buildRunContext`. */
 export interface RunContext extends RunRef {

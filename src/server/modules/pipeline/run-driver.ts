@@ -1,6 +1,4 @@
 import { MAX_ITERATIONS } from '@/contracts/pipeline.js';
-import type { Db } from '@/server/db/client.js';
-import type { Logger } from '@/server/lib/logger.js';
 import { applyFileChanges } from '../workspace/apply-changes.js';
 import { commitAll } from '../workspace/commit.js';
 import { readFilesForContext, repoMap } from '../workspace/context.js';
@@ -9,20 +7,8 @@ import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
 import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
-import { mergeFileChanges, type RunContext } from './run-context.js';
-import type { RunTransitions } from './run-transitions.js';
+import { type DriverEnv, mergeFileChanges, type RunContext } from './run-context.js';
 import { type RunPatch, type RunRow, setTaskFields } from './runs.repo.js';
-
-export interface DriverEnv {
-  db: Db;
-  transitions: RunTransitions;
-  logger: Logger;
-  now: () => number;
-  /** Character budgets for what agents are shown. */
-  budgets: { repoMap: number; files: number; diff: number };
-  /** Largest agent answer accepted, in bytes. */
-  maxAnswerBytes?: number;
-}
 
 /** Raised when a write finds the run no longer running: it was cancelled meanwhile. */
 class RunStopped extends Error {}

@@ -28,16 +28,16 @@ export class RunEvents {
   }
 
   /**
-   * The run's summary as it now stands, on the project's stream (the board's cards) and, the same
-   * event, on the task's stream, where a client reduces it in order with the run's other events.
+   * The run's summary as it now stands, on the task's stream, where a client reduces it in order
+   * with the run's other events, and, the same event, on the project's stream (the board's cards).
    */
   async runUpdate(projectId: string, row: RunRow) {
     const event: PipelineEvent = {
       type: 'run-update',
       data: { run: toRunSummary(row), timestamp: this.now() },
     };
-    await this.log.append(projectStream(projectId), event);
     await this.task(row.taskId, row.id, event);
+    await this.log.append(projectStream(projectId), event);
   }
 
   /** Moves a task as the pipeline does (not subject to the manual rules) and tells both streams. */

@@ -5,14 +5,12 @@ import type { Logger } from '@/server/lib/logger.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { createRunWorktree, removeWorktree, resetWorktree } from '../workspace/worktree.js';
 import { describeFailure, RunTimeoutError } from './failures.js';
+import type { ProviderFactory } from './pipeline-deps.js';
 import type { ResolvedProvider } from './provider-resolution.js';
-import { buildRunContext, type RunContext } from './run-context.js';
-import { type DriverEnv, driveRun } from './run-driver.js';
+import { buildRunContext, type DriverEnv, type RunContext } from './run-context.js';
+import { driveRun } from './run-driver.js';
 import type { RunHandle } from './run-registry.js';
 import { findRun, type RunRow, taskWithProject } from './runs.repo.js';
-
-/** Builds the provider of one run from what was resolved for it (keys included, in memory only). */
-export type ProviderFactory = (resolved: ResolvedProvider & { runId: string }) => LlmProvider;
 
 export interface ExecutionEnv extends DriverEnv {
   dataDir: string;

@@ -4,9 +4,9 @@ import { gzip } from 'node:zlib';
 import type { PipelinePhase, PipelineStatus } from '@/contracts/pipeline.js';
 import type { ListTasksQuery, TaskCard, TaskCategory, TaskPriority, TaskStatus } from '@/contracts/tasks.js';
 import type { Db } from '@/server/db/client.js';
-import type { AppDeps } from '@/server/deps.js';
 import { notFound } from '@/server/lib/errors.js';
 import { LruCache } from '@/server/lib/lru-cache.js';
+import { TurnBatch } from '@/server/lib/turn-batch.js';
 import { toTask } from './tasks.js';
 import { type CardRow, findTasksVersion, listCardRows, listTaskRows } from './tasks.repo.js';
 
@@ -28,6 +28,22 @@ export type TaskListAnswer = { notModified: true; etag: string } | ({ notModifie
 
 // Per database, so two apps over two databases (tests) never see each other's lists.
 const caches = new WeakMap<Db, LruCache<string, Promise<SerialisedList>>>();
+
+// Per database too: the board's version lookups of one turn of the event loop, one query each
+// (50 boards revalidating at once cost one round trip, not 50; see lib/turn-batch.ts).
+const versionReads = new WeakMap<Db, TurnBatch<string, number | null>>();
+
+function versionOf(db: Db, userId: string, projectId: string): Promise<number | null> {
+  let batch = versionReads.get(db);
+  if (!batch) {
+    batch = new TurnBatch((key) => {
+      const [user, project] = key.split(' ') as [string, string];
+      return findTasksVersion(db, user, project);
+    });
+    versionReads.set(db, batch);
+  }
+  return batch.get(`${userId} ${projectId}`);
+}
 
 function cacheFor(db: Db) {
   let cache = caches.get(db);
@@ -101,12 +117,12 @@ async function serialise(db: Db, etag: string, query: ListTasksQuery): Promise<S
  * the list serialised once per (project, version, filters).
  */
 export async function readTaskList(
-  deps: Pick<AppDeps, 'db'>,
+  deps: { db: Db },
   userId: string,
   query: ListTasksQuery,
   ifNoneMatch: string | undefined,
 ): Promise<TaskListAnswer> {
-  const version = await findTasksVersion(deps.db, userId, query.projectId);
+  const version = await versionOf(deps.db, userId, query.projectId);
   if (version === null) throw notFound('PROJECT_NOT_FOUND', 'Project');
   const etag = `W/"${version}-${queryTag(query)}"`;
   if (matchesEtag(ifNoneMatch, etag)) return { notModified: true, etag };
