@@ -44,3 +44,27 @@ export function resolveSandboxMode(choice: ModeChoice): SandboxMode {
   if (choice.bwrapPath) return 'bwrap';
   return isLoopbackHost(choice.host) ? 'host' : 'off';
 }
+
+export interface SandboxSettings {
+  /** AUTOCODER_SANDBOX. */
+  requested: SandboxMode | undefined;
+  /** HOST. */
+  host: string;
+  /** The server's PATH. */
+  path: string;
+  /** AutoCoder's data directory (repositories, worktrees, the PGlite database). */
+  dataDir: string;
+  /** Other directories holding AutoCoder's secrets or data (a database directory outside the data dir). */
+  alsoHidden?: readonly string[];
+}
+
+/** The sandbox's configuration from the server's settings; throws when bwrap is chosen but missing. */
+export function sandboxConfig(settings: SandboxSettings) {
+  const bwrapPath = findBwrap(settings.path);
+  return {
+    mode: resolveSandboxMode({ requested: settings.requested, host: settings.host, bwrapPath }),
+    bwrapPath,
+    path: settings.path,
+    hidden: [settings.dataDir, ...(settings.alsoHidden ?? [])],
+  };
+}
