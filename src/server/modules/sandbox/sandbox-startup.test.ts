@@ -21,14 +21,18 @@ describe('the sandbox mode at start-up', () => {
     await expect(start).rejects.toThrow(/bwrap was not found on PATH/);
   }, 90_000);
 
-  it.skipIf(!findBwrap(process.env.PATH ?? ''))('runs repository code in bubblewrap by default', async () => {
-    const server = await startServerProcess({ AUTOCODER_DATA_DIR: dataDir, AUTOCODER_SANDBOX: '' });
-    try {
-      expect(server.lines.find((line) => line.includes('AutoCoder is listening'))).toContain(
-        '"sandbox":"bwrap"',
-      );
-    } finally {
-      await server.stop();
-    }
-  }, 90_000);
+  it.skipIf(!findBwrap(process.env.PATH ?? ''))(
+    'runs repository code in bubblewrap by default',
+    async () => {
+      const server = await startServerProcess({ AUTOCODER_DATA_DIR: dataDir, AUTOCODER_SANDBOX: '' });
+      try {
+        expect(server.lines.find((line) => line.includes('AutoCoder is listening'))).toContain(
+          '"sandbox":"bwrap"',
+        );
+      } finally {
+        await server.stop();
+      }
+    },
+    90_000,
+  );
 });
