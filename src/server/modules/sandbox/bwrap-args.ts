@@ -9,6 +9,12 @@ export interface BwrapLayout {
   hiddenFiles: readonly string[];
   /** Visible read-only even inside a hidden directory (the project's own git directory). */
   readOnly: readonly string[];
+  /**
+   * Paths inside the worktree kept read-only: its `.git` file. The server runs git in the worktree
+   * after the check; a `.git` the check could rewrite would point that git at a directory of the
+   * check's making, whose config (core.fsmonitor, hooks) runs commands outside the sandbox.
+   */
+  readOnlyInWorktree: readonly string[];
 }
 
 /**
@@ -42,6 +48,8 @@ export function bwrapArgs(layout: BwrapLayout, argv: readonly string[]): string[
   for (const dir of layout.hiddenDirs) args.push('--tmpfs', dir);
   for (const file of layout.hiddenFiles) args.push('--ro-bind', '/dev/null', file);
   for (const dir of layout.readOnly) args.push('--ro-bind', dir, dir);
-  args.push('--bind', layout.worktree, layout.worktree, '--chdir', layout.worktree, '--', ...argv);
+  args.push('--bind', layout.worktree, layout.worktree);
+  for (const file of layout.readOnlyInWorktree) args.push('--ro-bind', file, file);
+  args.push('--chdir', layout.worktree, '--', ...argv);
   return args;
 }

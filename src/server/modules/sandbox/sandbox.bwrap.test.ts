@@ -1,12 +1,17 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { findBwrap } from './sandbox-mode.js';
 import { pidsRunning, type SandboxFixture, sandboxFixture } from './sandbox-testing.js';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
+const run = promisify(execFile);
+const gitIn = (cwd: string, ...args: string[]) =>
+  run('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd });
 const bwrapPath = findBwrap(PATH);
 if (!bwrapPath) {
   console.warn(
@@ -145,5 +150,48 @@ describe.skipIf(!bwrapPath)('the bubblewrap sandbox', () => {
     const result = await sh(`sleep ${token} & exit 3`);
     expect(result.exitCode).toBe(3);
     expect(await pidsRunning(`sleep ${token}`)).toEqual([]);
+  });
+
+  describe('in a git worktree of the project', () => {
+    let repo: string;
+    let worktree: string;
+    beforeAll(async () => {
+      repo = path.join(fx.dataDir, 'repos', 'this-project');
+      worktree = path.join(fx.dataDir, 'worktrees', 'run-git');
+      await mkdir(repo, { recursive: true });
+      await gitIn(repo, 'init', '--quiet', '--initial-branch=main');
+      await gitIn(repo, 'commit', '--quiet', '--allow-empty', '-m', 'the first commit');
+      await gitIn(repo, 'worktree', 'add', '--quiet', '-b', 'autocoder/task', worktree);
+    });
+
+    const inWorktree = (script: string, readOnlyPaths: string[] = []) =>
+      sandbox.run({ command: ['sh', '-c', script], cwd: worktree, timeoutMs: 20_000, readOnlyPaths });
+
+    it("runs git when given the project's git directory, read-only", async () => {
+      const hidden = await inWorktree('git log --oneline');
+      expect(hidden.exitCode).not.toBe(0);
+      const shown = await inWorktree('git log --oneline && git commit --allow-empty -qm planted', [
+        path.join(repo, '.git'),
+      ]);
+      expect(shown.tail).toContain('the first commit');
+      expect(shown.exitCode).not.toBe(0);
+      expect((await gitIn(repo, 'log', '--oneline', 'autocoder/task')).stdout).not.toContain('planted');
+    });
+
+    it("cannot rewrite, move or remove the worktree's .git file (git on the host reads it next)", async () => {
+      const before = await readFile(path.join(worktree, '.git'), 'utf8');
+      const result = await inWorktree(
+        [
+          'mkdir -p evil && printf "[core]\\n\\tfsmonitor = touch /tmp/owned\\n" > evil/config',
+          'echo "gitdir: evil" > .git || echo "rewrite refused"',
+          'mv .git moved.git || echo "move refused"',
+          'rm -f .git || echo "remove refused"',
+        ].join('\n'),
+      );
+      expect(result.tail).toContain('rewrite refused');
+      expect(result.tail).toContain('move refused');
+      expect(result.tail).toContain('remove refused');
+      expect(await readFile(path.join(worktree, '.git'), 'utf8')).toBe(before);
+    });
   });
 });

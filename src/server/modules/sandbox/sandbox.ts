@@ -58,7 +58,11 @@ export interface SpawnOptions {
   cwd: string;
   /** Extra variables; AutoCoder's own and credentials are refused. */
   env?: Record<string, string>;
-  /** Visible read-only even inside a hidden directory (e.g. the project's git directory). */
+  /**
+   * Visible read-only even inside a hidden directory: the project's git directory (`<repo>/.git`),
+   * which the worktree's `.git` file points into, so that git works in the check. Take it from the
+   * project's record, never from the worktree's `.git` file.
+   */
   readOnlyPaths?: readonly string[];
 }
 
@@ -148,12 +152,14 @@ export function createSandbox(config: SandboxConfig): Sandbox {
           ...SERVICE_SOCKETS,
         ]);
         const env = sandboxEnv({ path: config.path, home: '/tmp', extra: options.env });
+        const gitLink = await existing([path.join(worktree, '.git')]);
         const layout = {
           worktree,
           privateTmp,
           hiddenDirs: secrets.dirs,
           hiddenFiles: secrets.files,
           readOnly: options.readOnlyPaths ?? [],
+          readOnlyInWorktree: [...gitLink.files, ...gitLink.dirs],
         };
         child = spawn(config.bwrapPath, bwrapArgs(layout, [program, ...args]), {
           cwd: worktree,
