@@ -291,11 +291,12 @@ export function boardAims(results: readonly BoardDbResult[], config: BoardConfig
   for (const result of results) {
     if (result.status !== 'ok') continue;
     const db = result.database === 'pglite' ? 'PGlite' : 'PostgreSQL';
-    // The aim holds on PostgreSQL; PGlite's figures are shown for reference.
-    const binding = result.database === 'postgres';
-    for (const name of ['list', 'list-304', 'changing'] as const) {
+    // The aim holds on PostgreSQL for what a browser sends (gzip accepted, its ETag sent back);
+    // PGlite's figures, and the list without gzip (155 kB an answer), are shown for reference.
+    for (const name of ['list-gzip', 'list-304', 'changing', 'list'] as const) {
       const s = result.scenarios.find((entry) => entry.name === name);
       if (!s) continue;
+      const binding = result.database === 'postgres' && name !== 'list';
       aims.push({
         name: `${db} board ${name} p99 (${int(config.tasks)} tasks, ${config.clients} clients)${binding ? '' : ', for reference'}`,
         target: `< ${BOARD_AIMS.listP99Ms} ms`,
