@@ -1,6 +1,5 @@
 import {
   AGENT_CONFIGS,
-  agentConfigsOf,
   MAX_RETRIES,
   type ProviderId,
   type RequestChangesInput,
@@ -14,7 +13,12 @@ import { getOwnedTask } from '../tasks/tasks.js';
 import { mergeBranch } from '../workspace/merge.js';
 import { interruptedDetails } from './failures.js';
 import type { OrchestratorDeps } from './pipeline-deps.js';
-import { type RequestSecrets, type ResolvedProvider, resolveAllowedProvider } from './provider-resolution.js';
+import {
+  agentConfigsOf,
+  type RequestSecrets,
+  type ResolvedProvider,
+  resolveAllowedProvider,
+} from './provider-resolution.js';
 import { FIRST_CURSOR } from './run-context.js';
 import { type ExecutionEnv, executeRun, releaseWorktree } from './run-execution.js';
 import { RunRegistry } from './run-registry.js';
@@ -27,11 +31,11 @@ import { latestRunOfTask, type RunRow, runningRuns, runWithProject, taskWithProj
  * dozens of processes together and hold up every request sharing the event loop.
  */
 const WORKTREE_SETUPS_AT_ONCE = 2;
-/** A run's time limit by default (NFR-04-013): past it the run is paused. */
+/** A run's time limit by default (the seed's overall run timeout): past it the run is paused. */
 export const DEFAULT_RUN_TIMEOUT_MS = 10 * 60_000;
 
 /**
- * The pipeline's control plane (seed 004 step 10): checks what a caller may do (ownership,
+ * The pipeline's control plane: checks what a caller may do (ownership,
  * columns, one active run per task, the user's running slots), then asks `RunTransitions` for
  * the transition and hands runs to execute to the registry of runs in flight.
  */
@@ -62,7 +66,7 @@ export class Orchestrator {
   }
 
   /**
-   * Seed 004 step 11.1: validates, records the run, answers at once; the run goes on in the
+   * Validates, records the run, answers at once; the run goes on in the
    * background, after the answer (its worktree setup waits its turn).
    */
   async start(
@@ -97,7 +101,7 @@ export class Orchestrator {
     return { runId: row.id };
   }
 
-  /** Seed 004 step 11.4: stops the run in any phase, aborting the agent call in flight (BR-04-014). */
+  /** Stops a running or paused run in any phase, aborting the agent call in flight. */
   async cancel(userId: string, taskId: string): Promise<{ status: 'cancelled' }> {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -115,7 +119,7 @@ export class Orchestrator {
     return { status: 'cancelled' };
   }
 
-  /** Seed 004 step 11.3: resumes a paused run at the failed phase and agent, after a backoff. */
+  /** Resumes a paused run at the failed phase and agent, after a backoff. */
   async retry(userId: string, taskId: string, options: RunOptions, secrets: RequestSecrets) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -146,7 +150,7 @@ export class Orchestrator {
     return { runId: run.id, retryCount, delayMs: delay };
   }
 
-  /** Seed 004 step 11.6: back to coding with the person's feedback (task → building). */
+  /** Back to coding with the person's feedback (task → building). */
   async requestChanges(userId: string, taskId: string, input: RequestChangesInput, secrets: RequestSecrets) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -173,7 +177,7 @@ export class Orchestrator {
     return { runId: run.id, iteration };
   }
 
-  /** Seed 004 step 11.5 plus the merge: the branch goes into the default branch, confirmed by git, then done. */
+  /** Approves a passed run in Review: the branch goes into the default branch, confirmed by git, then done. */
   async approve(userId: string, taskId: string) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);

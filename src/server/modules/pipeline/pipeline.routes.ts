@@ -26,7 +26,7 @@ export function startPipelineRoute(orchestrator: Orchestrator) {
   });
 }
 
-/** /api/pipeline/… (seed 004 step 11, plus run history and event replay). */
+/** /api/pipeline/…: a task's run status, cancel, retry, approve, request changes, run history and event replay. */
 export function pipelineRoutes(orchestrator: Orchestrator, log: EventLog) {
   const reads = { db: log.db, events: log };
   return new Hono<AppEnv>()

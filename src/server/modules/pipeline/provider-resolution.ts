@@ -1,4 +1,11 @@
-import { ANTHROPIC_KEY_PATTERN, type ProviderId, type RunOptions } from '@/contracts/pipeline.js';
+import {
+  AGENT_CONFIGS,
+  type AgentConfig,
+  type AgentType,
+  ANTHROPIC_KEY_PATTERN,
+  type ProviderId,
+  type RunOptions,
+} from '@/contracts/pipeline.js';
 import { AppError } from '@/server/lib/errors.js';
 import { resolveAllowed } from '@/server/lib/guarded-fetch.js';
 import type { NetworkPolicy } from '@/server/lib/network-policy.js';
@@ -29,8 +36,8 @@ export interface ResolvedProvider {
 }
 
 /**
- * Picks the provider and its key for a run (BR-04-004, NFR-04-005/006): the request's
- * `x-anthropic-key` (format-checked) or the operator's ANTHROPIC_API_KEY; the simulator
+ * Picks the provider and its key for a run: the request's `x-anthropic-key` (format-checked,
+ * held for the run only, never stored) or the operator's ANTHROPIC_API_KEY; the simulator
  * needs none. Throws 400 INVALID_API_KEY with a message that never repeats the key.
  */
 export function resolveProvider(
@@ -90,4 +97,14 @@ export async function resolveAllowedProvider(
     });
   }
   return resolved;
+}
+
+/** The models a run uses: the ones chosen in `options`, the defaults for the others. */
+export function agentConfigsOf(options: { agents?: Partial<Record<AgentType, AgentConfig>> | undefined }) {
+  const chosen = options.agents ?? {};
+  return {
+    planner: chosen.planner ?? AGENT_CONFIGS.planner,
+    coder: chosen.coder ?? AGENT_CONFIGS.coder,
+    reviewer: chosen.reviewer ?? AGENT_CONFIGS.reviewer,
+  } satisfies Record<AgentType, AgentConfig>;
 }

@@ -109,7 +109,7 @@ function providerFor(env: ExecutionEnv, resolved: ResolvedProvider, runId: strin
 }
 
 /**
- * Provider errors pause the run (429, 5xx, network, the run's time limit; BR-04-017) or end it
+ * Provider errors pause the run for a retry (429, 5xx, network, the run's time limit) or end it
  * (authentication, or retries used up); see failures.ts.
  */
 async function pauseOrFail(env: ExecutionEnv, ctx: RunContext, error: unknown, log: Logger) {

@@ -4,7 +4,7 @@ import { KeyedMutex } from '@/server/lib/keyed-mutex.js';
 import { countActiveForUser } from './runs.repo.js';
 
 /**
- * Each user's slots for active runs (NFR-04-009): a paused run keeps its slot, since it
+ * Each user's slots for active runs (five by default): a paused run keeps its slot, since it
  * resumes with one click. Counting and writing hold the user's lock, so simultaneous starts
  * cannot all pass the count.
  */

@@ -61,7 +61,7 @@ export async function updateRun(
 }
 
 /**
- * A user's active runs (`ACTIVE_RUN_STATUSES`: a paused one resumes with one click, NFR-04-009)
+ * A user's active runs, for the limit of five per user (`ACTIVE_RUN_STATUSES`: a paused one resumes with one click)
  * other than `exceptRunId` (the run being retried keeps its own place).
  */
 export async function countActiveForUser(db: Db, userId: string, exceptRunId?: string): Promise<number> {
