@@ -86,6 +86,8 @@ export const ERROR_TYPES = [
   'unknown',
   'answer_too_large',
   'interrupted',
+  /** The run worked longer than the server's limit (AUTOCODER_RUN_TIMEOUT_MS). */
+  'run_timeout',
 ] as const;
 export type PipelineErrorType = (typeof ERROR_TYPES)[number];
 
@@ -253,6 +255,26 @@ export interface TimeoutData {
   message: string;
   timestamp: number;
 }
+/** A piece of the output of the repository's own check (the project's `checkCommand`). */
+export interface CheckLogData {
+  runId: string;
+  stream: 'stdout' | 'stderr';
+  chunk: string;
+  timestamp: number;
+}
+/** How the repository's check ended. */
+export interface CheckResultData {
+  runId: string;
+  /** Null when the check was stopped (timeout, cancel) or could not start. */
+  exitCode: number | null;
+  /** Exit code 0, within the time allowed. */
+  passed: boolean;
+  timedOut: boolean;
+  durationMs: number;
+  /** The last 4 KB of its output, stdout and stderr as they arrived. */
+  tail: string;
+  timestamp: number;
+}
 export interface RunUpdateData {
   run: PipelineRunSummary;
   timestamp: number;
@@ -267,7 +289,9 @@ export type PipelineEvent =
   | { type: 'pipeline-complete'; data: PipelineCompleteData }
   | { type: 'usage'; data: UsageData }
   | { type: 'run-update'; data: RunUpdateData }
-  | { type: 'timeout'; data: TimeoutData };
+  | { type: 'timeout'; data: TimeoutData }
+  | { type: 'check-log'; data: CheckLogData }
+  | { type: 'check-result'; data: CheckResultData };
 
 export type PipelineEventType = PipelineEvent['type'];
 

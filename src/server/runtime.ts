@@ -37,6 +37,8 @@ export interface RuntimeOptions {
   maxRunningPerUser?: number;
   /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
   maxAnswerBytes?: number;
+  /** How long a run may work before it is paused (AUTOCODER_RUN_TIMEOUT_MS). */
+  runTimeoutMs?: number;
   sse?: Partial<SseSettings>;
   eventLog?: EventLogOptions;
   bus?: EventBus;
@@ -84,6 +86,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.backoffBaseMs !== undefined ? { backoffBaseMs: options.backoffBaseMs } : {}),
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
     ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}),
+    ...(options.runTimeoutMs !== undefined ? { runTimeoutMs: options.runTimeoutMs } : {}),
   });
   const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
   const sseHub = new SseHub({

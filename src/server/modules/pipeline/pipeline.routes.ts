@@ -4,10 +4,9 @@ import { requestChangesSchema, runOptionsSchema } from '@/contracts/pipeline.js'
 import type { AppEnv } from '@/server/deps.js';
 import { readId, readJson, readQuery } from '@/server/lib/validate.js';
 import type { EventLog } from '../events/event-log.js';
-// biome-ignore lint/style/noRestrictedImports: until the run-lifecycle re-cut (helper `life`) reads a run's events through a module function
-import { eventsOfRun } from '../events/events.repo.js';
 import type { Orchestrator } from './orchestrator.js';
 import type { RequestSecrets } from './provider-resolution.js';
+import { runEvents, runHistory, runStatus } from './run-queries.js';
 
 /** Keys come only in headers, are never stored, and are never echoed back. */
 const secretsOf = (c: Context): RequestSecrets => ({
@@ -29,18 +28,17 @@ export function startPipelineRoute(orchestrator: Orchestrator) {
 
 /** /api/pipeline/…: a task's run status, cancel, retry, approve, request changes, run history and event replay. */
 export function pipelineRoutes(orchestrator: Orchestrator, log: EventLog) {
+  const reads = { db: log.db, events: log };
   return new Hono<AppEnv>()
     .get('/runs/:runId/events', async (c) => {
-      const run = await orchestrator.ownedRun(c.var.user.id, readId(c, 'runId', 'run'));
       const { after } = readQuery(c, afterQuery);
-      await log.flush();
-      return c.json({ runId: run.id, events: await eventsOfRun(log.db, run.id, after, 10_000) });
+      return c.json(await runEvents(reads, c.var.user.id, readId(c, 'runId', 'run'), after));
     })
     .get('/:taskId/status', async (c) =>
-      c.json(await orchestrator.status(c.var.user.id, readId(c, 'taskId', 'task'))),
+      c.json(await runStatus(reads, c.var.user.id, readId(c, 'taskId', 'task'))),
     )
     .get('/:taskId/runs', async (c) =>
-      c.json({ runs: await orchestrator.history(c.var.user.id, readId(c, 'taskId', 'task')) }),
+      c.json({ runs: await runHistory(reads, c.var.user.id, readId(c, 'taskId', 'task')) }),
     )
     .post('/:taskId/retry', async (c) => {
       const secrets = secretsOf(c);

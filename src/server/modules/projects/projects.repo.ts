@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import { ACTIVE_RUN_STATUSES } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import { pipelineRuns, projects, tasks } from '@/server/db/schema.js';
 
@@ -32,10 +33,17 @@ export async function insertProject(db: Db, values: typeof projects.$inferInsert
   return row;
 }
 
-export async function renameProject(db: Db, projectId: string, name: string, now: Date): Promise<ProjectRow> {
+export type ProjectSettings = Partial<Pick<ProjectRow, 'name' | 'checkCommand' | 'checkTimeoutSeconds'>>;
+
+export async function updateProjectSettings(
+  db: Db,
+  projectId: string,
+  settings: ProjectSettings,
+  now: Date,
+): Promise<ProjectRow> {
   const [row] = await db
     .update(projects)
-    .set({ name, updatedAt: now })
+    .set({ ...settings, updatedAt: now })
     .where(eq(projects.id, projectId))
     .returning();
   if (!row) throw new Error('update returned no row');
@@ -60,13 +68,13 @@ export async function deleteProjectUnlessLast(db: Db, userId: string, projectId:
   });
 }
 
-/** True while any run of the project's tasks is running or paused. */
+/** True while any run of the project's tasks is active (`ACTIVE_RUN_STATUSES`). */
 export async function hasActiveRunInProject(db: Db, projectId: string): Promise<boolean> {
   const [row] = await db
     .select({ id: pipelineRuns.id })
     .from(pipelineRuns)
     .innerJoin(tasks, eq(tasks.id, pipelineRuns.taskId))
-    .where(and(eq(tasks.projectId, projectId), inArray(pipelineRuns.status, ['running', 'paused'])))
+    .where(and(eq(tasks.projectId, projectId), inArray(pipelineRuns.status, [...ACTIVE_RUN_STATUSES])))
     .limit(1);
   return Boolean(row);
 }
