@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cleanString, rawString } from './common.js';
+import type { CoordinationEvent } from './coordination.js';
 import type { TaskStatus } from './tasks.js';
 
 /** Seed 004 step 2: the phase a run is in, or how it ended. */
@@ -255,7 +256,10 @@ export interface RunUpdateData {
   timestamp: number;
 }
 
-/** Every event a task's stream carries; the project stream carries task-status and run-update. */
+/**
+ * Every event a task's stream carries; the project stream carries task-status, run-update and the
+ * coordination events (locks taken, refused, released, expired).
+ */
 export type PipelineEvent =
   | { type: 'agent-log'; data: AgentLogData }
   | { type: 'phase-change'; data: PhaseChangeData }
@@ -264,7 +268,8 @@ export type PipelineEvent =
   | { type: 'pipeline-complete'; data: PipelineCompleteData }
   | { type: 'usage'; data: UsageData }
   | { type: 'run-update'; data: RunUpdateData }
-  | { type: 'timeout'; data: TimeoutData };
+  | { type: 'timeout'; data: TimeoutData }
+  | CoordinationEvent;
 
 export type PipelineEventType = PipelineEvent['type'];
 
