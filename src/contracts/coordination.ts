@@ -70,7 +70,8 @@ const branchName = z
   .min(1, 'branch is required')
   .max(255)
   .refine(
-    (value) => !value.startsWith('-') && !/[\s~^:?*[\\\u0000-\u001f\u007f]|\.\.|@\{|\/\/|\.lock$|\/$/.test(value),
+    (value) =>
+      !value.startsWith('-') && !/[\s~^:?*[\\\u0000-\u001f\u007f]|\.\.|@\{|\/\/|\.lock$|\/$/.test(value),
     'Not a valid branch name',
   );
 

@@ -8,7 +8,11 @@ const scope: LockScope = { projectId: '7b0f3c2e-0000-4000-8000-000000000001', br
 const alice: LockHolder = { id: 'agent-alice', name: 'Alice' };
 const bob: LockHolder = { id: 'agent-bob', name: 'Bob' };
 
-const request = (holder: LockHolder, paths: string[], over: Partial<AcquireRequest> = {}): AcquireRequest => ({
+const request = (
+  holder: LockHolder,
+  paths: string[],
+  over: Partial<AcquireRequest> = {},
+): AcquireRequest => ({
   holder,
   paths,
   status: 'WRITING',
@@ -73,17 +77,20 @@ describe.each(LOCK_STORES)('%s lock store', (_name, available, makeStore) => {
     expect(await holdersOf(s, 'b.ts')).toEqual(['agent-alice:WRITING']);
   });
 
-  it.skipIf(!available)('refreshes the timestamp when the same lock is posted again, and nothing else', async () => {
-    const s = fresh();
-    await s.acquire(scope, request(alice, ['a.ts', 'b.ts']));
-    await s.acquire(scope, request(alice, ['a.ts'], { now: T0 + 60_000 }));
-    const locks = await s.read(scope, ['a.ts', 'b.ts'], T0 + 60_000);
-    expect(locks.map((l) => [l.path, l.timestamp, l.expiresAt])).toEqual([
-      ['a.ts', T0 + 60_000, T0 + 60_000 + TTL],
-      ['b.ts', T0, T0 + TTL],
-    ]);
-    expect(await s.list(scope, T0 + 60_000)).toHaveLength(2);
-  });
+  it.skipIf(!available)(
+    'refreshes the timestamp when the same lock is posted again, and nothing else',
+    async () => {
+      const s = fresh();
+      await s.acquire(scope, request(alice, ['a.ts', 'b.ts']));
+      await s.acquire(scope, request(alice, ['a.ts'], { now: T0 + 60_000 }));
+      const locks = await s.read(scope, ['a.ts', 'b.ts'], T0 + 60_000);
+      expect(locks.map((l) => [l.path, l.timestamp, l.expiresAt])).toEqual([
+        ['a.ts', T0 + 60_000, T0 + 60_000 + TTL],
+        ['b.ts', T0, T0 + TTL],
+      ]);
+      expect(await s.list(scope, T0 + 60_000)).toHaveLength(2);
+    },
+  );
 
   it.skipIf(!available)('lets the holder turn WRITING into READING and back', async () => {
     const s = fresh();
@@ -101,10 +108,10 @@ describe.each(LOCK_STORES)('%s lock store', (_name, available, makeStore) => {
     expect((await s.acquire(scope, request(bob, ['a.ts'], { now: T0 + TTL - 1 }))).ok).toBe(false);
     expect((await s.acquire(scope, request(bob, ['a.ts'], { now: T0 + TTL }))).ok).toBe(true);
     // Alice lost it to expiry: the store remembers, until she takes or releases it again.
-    expect(await s.lost(scope, alice.id, ['a.ts', 'b.ts'])).toEqual(['a.ts']);
-    expect(await s.lost(scope, bob.id, ['a.ts'])).toEqual([]);
+    expect(await s.lost(scope, alice.id, ['a.ts', 'b.ts'], T0 + TTL)).toEqual(['a.ts']);
+    expect(await s.lost(scope, bob.id, ['a.ts'], T0 + TTL)).toEqual([]);
     await s.release(scope, alice.id, ['a.ts'], T0 + TTL);
-    expect(await s.lost(scope, alice.id, ['a.ts'])).toEqual([]);
+    expect(await s.lost(scope, alice.id, ['a.ts'], T0 + TTL)).toEqual([]);
   });
 
   it.skipIf(!available)('releases only what the caller holds', async () => {
@@ -141,7 +148,7 @@ describe.each(LOCK_STORES)('%s lock store', (_name, available, makeStore) => {
     expect(await s.sweep(T0 + TTL)).toEqual([]);
     expect(await s.list(scope, T0)).toEqual([]);
     expect(await s.list(other, T0 + TTL)).toHaveLength(1);
-    expect(await s.lost(scope, alice.id, ['a.ts', 'b.ts'])).toEqual(['a.ts', 'b.ts']);
+    expect(await s.lost(scope, alice.id, ['a.ts', 'b.ts'], T0 + TTL)).toEqual(['a.ts', 'b.ts']);
   });
 
   it.skipIf(!available)('keeps paths with spaces, unicode and colons intact', async () => {

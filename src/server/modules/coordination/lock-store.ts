@@ -49,7 +49,9 @@ export interface ExpiredLock {
  * acquire is all-or-nothing, locks expire passively at `expiresAt`. Every method is atomic with
  * respect to the others, across processes for a shared store.
  *
- * A lock that expired is remembered as lost by its holder (until that holder takes or releases the
+ * An expired lock stays stored (invisible to reads) until the clean-up (`sweep`) deletes and reports
+ * it, so every expiry reaches the activity feed; only its holder's new post or release replaces it
+ * sooner. A swept lock is remembered as lost by its holder (until that holder takes or releases the
  * file again, or a day passes), so the rules can answer STOP to an agent that comes back to a file
  * someone else took meanwhile.
  */
@@ -63,7 +65,7 @@ export interface LockStore {
   /** Every live lock of the scope. */
   list(scope: LockScope, now: number): Promise<LockEntry[]>;
   /** Of `paths`, those whose lock `holderId` lost to expiry and has not taken or released since. */
-  lost(scope: LockScope, holderId: string, paths: readonly string[]): Promise<string[]>;
+  lost(scope: LockScope, holderId: string, paths: readonly string[], now: number): Promise<string[]>;
   /** Deletes every expired lock, in every scope, and returns them. */
   sweep(now: number): Promise<ExpiredLock[]>;
   close(): Promise<void>;

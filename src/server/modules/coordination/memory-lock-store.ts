@@ -3,10 +3,10 @@ import {
   type AcquireResult,
   type ExpiredLock,
   isLive,
+  LOST_MEMORY_MS,
   type LockEntry,
   type LockScope,
   type LockStore,
-  LOST_MEMORY_MS,
   scopeKey,
   scopeOfKey,
 } from './lock-store.js';
@@ -37,23 +37,6 @@ export function createMemoryLockStore(): LockStore {
     return entry;
   };
 
-  /** The live holders of a file; expired ones are dropped and remembered as lost. */
-  const holdersOf = (state: Scope, path: string, now: number): Map<string, LockEntry> | undefined => {
-    const holders = state.files.get(path);
-    if (!holders) return undefined;
-    for (const [id, lock] of holders) {
-      if (!isLive(lock, now)) {
-        holders.delete(id);
-        state.lost.set(lostKey(path, id), lock.expiresAt);
-      }
-    }
-    if (holders.size === 0) {
-      state.files.delete(path);
-      return undefined;
-    }
-    return holders;
-  };
-
   return {
     async acquire(scope, request: AcquireRequest): Promise<AcquireResult> {
       const state = scopeOf(scope, true) as Scope;
@@ -61,14 +44,16 @@ export function createMemoryLockStore(): LockStore {
       if (request.status === 'WRITING') {
         const conflicts: LockEntry[] = [];
         for (const path of request.paths) {
-          for (const lock of holdersOf(state, path, now)?.values() ?? []) {
-            if (lock.holder.id !== holder.id && lock.status === 'WRITING') conflicts.push({ ...lock });
+          for (const lock of state.files.get(path)?.values() ?? []) {
+            if (lock.holder.id !== holder.id && lock.status === 'WRITING' && isLive(lock, now)) {
+              conflicts.push({ ...lock });
+            }
           }
         }
         if (conflicts.length > 0) return { ok: false, conflicts };
       }
       for (const path of request.paths) {
-        let holders = holdersOf(state, path, now);
+        let holders = state.files.get(path);
         if (!holders) {
           holders = new Map();
           state.files.set(path, holders);
@@ -92,8 +77,10 @@ export function createMemoryLockStore(): LockStore {
       if (!state) return [];
       const released: string[] = [];
       for (const path of paths) {
-        const holders = holdersOf(state, path, now);
-        if (holders?.delete(holderId)) released.push(path);
+        const holders = state.files.get(path);
+        const lock = holders?.get(holderId);
+        if (lock && isLive(lock, now)) released.push(path);
+        holders?.delete(holderId);
         if (holders?.size === 0) state.files.delete(path);
         state.lost.delete(lostKey(path, holderId));
       }
@@ -104,7 +91,9 @@ export function createMemoryLockStore(): LockStore {
       const state = scopeOf(scope, false);
       if (!state) return [];
       return paths.flatMap((path) =>
-        [...(state.files.get(path)?.values() ?? [])].filter((lock) => isLive(lock, now)).map((l) => ({ ...l })),
+        [...(state.files.get(path)?.values() ?? [])]
+          .filter((lock) => isLive(lock, now))
+          .map((l) => ({ ...l })),
       );
     },
 
@@ -116,10 +105,13 @@ export function createMemoryLockStore(): LockStore {
       );
     },
 
-    async lost(scope, holderId, paths) {
+    async lost(scope, holderId, paths, now) {
       const state = scopeOf(scope, false);
       if (!state) return [];
-      return paths.filter((path) => state.lost.has(lostKey(path, holderId)));
+      return paths.filter((path) => {
+        const lock = state.files.get(path)?.get(holderId);
+        return lock ? !isLive(lock, now) : state.lost.has(lostKey(path, holderId));
+      });
     },
 
     async sweep(now) {

@@ -2,10 +2,10 @@ import type { LockStatus } from '@/contracts/coordination.js';
 import { RedisClient, type RespValue } from '@/server/lib/redis.js';
 import {
   type ExpiredLock,
+  LOST_MEMORY_MS,
   type LockEntry,
   type LockScope,
   type LockStore,
-  LOST_MEMORY_MS,
   scopeKey,
   scopeOfKey,
 } from './lock-store.js';
@@ -18,49 +18,24 @@ import {
  * Times come from the app's clock (ARGV), so expiry follows the same clock as everything else.
  */
 
-/** Shared by the scripts: a file's live holders; expired ones are removed and remembered as lost. */
-const LIVE_HOLDERS = `
-local function live_holders(path, now)
-  local raw = redis.call('HGET', KEYS[1], path)
-  if not raw then return {}, 0 end
-  local holders = cjson.decode(raw)
-  local count = 0
-  local pruned = false
-  for id, lock in pairs(holders) do
-    if lock.expiresAt <= now then
-      holders[id] = nil
-      redis.call('HSET', KEYS[2], path .. '\\0' .. id, lock.expiresAt)
-      redis.call('PEXPIRE', KEYS[2], ${LOST_MEMORY_MS})
-      pruned = true
-    else
-      count = count + 1
-    end
-  end
-  if pruned then
-    if count == 0 then redis.call('HDEL', KEYS[1], path)
-    else redis.call('HSET', KEYS[1], path, cjson.encode(holders)) end
-  end
-  return holders, count
-end
-`;
-
 /**
  * All-or-nothing acquire. ARGV: holder id, holder name, status, message, agent head ('' for none),
- * now, ttl, then the paths. Returns {1} when taken, or {0, JSON of the WRITING locks in the way}.
+ * now, ttl, then the paths. Returns {1} when taken, or {0, JSON of the live WRITING locks in the way}.
+ * Others' expired locks stay for the clean-up to report.
  */
-const ACQUIRE = `${LIVE_HOLDERS}
+const ACQUIRE = `
 local holder, name, status, message, head = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local now, ttl = tonumber(ARGV[6]), tonumber(ARGV[7])
 local states = {}
 local conflicts = {}
 for i = 8, #ARGV do
-  local path = ARGV[i]
-  local holders = live_holders(path, now)
+  local raw = redis.call('HGET', KEYS[1], ARGV[i])
+  local holders = raw and cjson.decode(raw) or {}
   states[i] = holders
   if status == 'WRITING' then
     for id, lock in pairs(holders) do
-      if id ~= holder and lock.status == 'WRITING' then
-        lock.path = path
+      if id ~= holder and lock.status == 'WRITING' and lock.expiresAt > now then
+        lock.path = ARGV[i]
         lock.holderId = id
         table.insert(conflicts, lock)
       end
@@ -78,17 +53,21 @@ end
 return {1}`;
 
 /** ARGV: holder id, now, then the paths. Returns the paths the holder held (live). */
-const RELEASE = `${LIVE_HOLDERS}
+const RELEASE = `
 local holder, now = ARGV[1], tonumber(ARGV[2])
 local released = {}
 for i = 3, #ARGV do
   local path = ARGV[i]
-  local holders, count = live_holders(path, now)
-  if holders[holder] then
-    holders[holder] = nil
-    table.insert(released, path)
-    if count == 1 then redis.call('HDEL', KEYS[1], path)
-    else redis.call('HSET', KEYS[1], path, cjson.encode(holders)) end
+  local raw = redis.call('HGET', KEYS[1], path)
+  if raw then
+    local holders = cjson.decode(raw)
+    local mine = holders[holder]
+    if mine then
+      if mine.expiresAt > now then table.insert(released, path) end
+      holders[holder] = nil
+      if next(holders) == nil then redis.call('HDEL', KEYS[1], path)
+      else redis.call('HSET', KEYS[1], path, cjson.encode(holders)) end
+    end
   end
   redis.call('HDEL', KEYS[2], path .. '\\0' .. holder)
 end
@@ -216,11 +195,20 @@ export function createRedisLockStore(url: string, prefix = 'autocoder:locks:'): 
       return entries;
     },
 
-    async lost(scope, holderId, paths) {
+    async lost(scope, holderId, paths, now) {
       if (paths.length === 0) return [];
-      const reply = await client.command(['HMGET', keys(scope)[1], ...paths.map((p) => `${p}\0${holderId}`)]);
-      if (!Array.isArray(reply)) return [];
-      return paths.filter((_, i) => reply[i] !== null && reply[i] !== undefined);
+      const [files, lost] = keys(scope);
+      const [stored, swept] = await Promise.all([
+        client.command(['HMGET', files, ...paths]),
+        client.command(['HMGET', lost, ...paths.map((p) => `${p}\0${holderId}`)]),
+      ]);
+      if (!Array.isArray(stored) || !Array.isArray(swept)) return [];
+      return paths.filter((_, i) => {
+        const raw = stored[i];
+        const mine =
+          typeof raw === 'string' ? (JSON.parse(raw) as Record<string, StoredLock>)[holderId] : undefined;
+        return mine ? mine.expiresAt <= now : typeof swept[i] === 'string';
+      });
     },
 
     async sweep(now) {

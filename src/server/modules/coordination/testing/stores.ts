@@ -25,7 +25,8 @@ export const redisAvailable: boolean = process.env.REDIS_URL
     });
 
 /** A Redis store under a prefix of its own, so test runs and parallel files never share locks. */
-export const redisLockStore = (): LockStore => createRedisLockStore(REDIS_URL, `autocoder-test:${randomUUID()}:`);
+export const redisLockStore = (): LockStore =>
+  createRedisLockStore(REDIS_URL, `autocoder-test:${randomUUID()}:`);
 
 /** Both stores, for suites that must hold for each: [name, available, factory]. */
 export const LOCK_STORES: [string, boolean, () => LockStore][] = [
