@@ -64,16 +64,16 @@ const commitId = z
   .regex(/^[0-9a-fA-F]{7,64}$/, 'Must be a commit id (7 to 64 hex digits)')
   .transform((value) => value.toLowerCase());
 
+/** What git refuses in a branch name (check-ref-format), control characters included. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: git refuses control characters in ref names.
+const BAD_BRANCH = /[\s~^:?*[\\\u0000-\u001f\u007f]|\.\.|@\{|\/\/|\.lock$|\/$/;
+
 const branchName = z
   .string()
   .trim()
   .min(1, 'branch is required')
   .max(255)
-  .refine(
-    (value) =>
-      !value.startsWith('-') && !/[\s~^:?*[\\\u0000-\u001f\u007f]|\.\.|@\{|\/\/|\.lock$|\/$/.test(value),
-    'Not a valid branch name',
-  );
+  .refine((value) => !value.startsWith('-') && !BAD_BRANCH.test(value), 'Not a valid branch name');
 
 const common = {
   repo_url: z.string().trim().min(1, 'repo_url is required').max(2048),

@@ -13,6 +13,8 @@ import { type HostRules, hostCheck, hostRulesFor } from './http/host-check.js';
 import { checkOrigin, requireSession } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { coordinationRoutes } from './modules/coordination/coordination.routes.js';
+import { tokenRoutes } from './modules/coordination/tokens.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
@@ -82,6 +84,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.use('/api/tasks/*', session);
   app.use('/api/pipeline/*', session);
   app.use('/api/sse/*', session);
+  app.use('/api/tokens/*', session);
   app.route('/api/projects', projectRoutes(deps));
   app.route('/api/tasks', taskRoutes(deps));
   app.route('/api/tasks', startPipelineRoute(deps.orchestrator));
@@ -90,6 +93,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     '/api/sse',
     sseRoutes(deps, { log: deps.events, hub: deps.sseHub, settings: deps.sse, shutdown: deps.shutdown }),
   );
+
+  app.route('/api/tokens', tokenRoutes(deps));
+  // Agents' routes: a bearer token or a session, checked per route (requireAgent).
+  app.route('/api', coordinationRoutes(deps));
 
   app.route('/api/metrics', metricsRoutes(deps, options.metricsToken));
 

@@ -2,6 +2,9 @@ import type { DatabaseKind, Db, QueryStats } from './db/client.js';
 import type { Logger } from './lib/logger.js';
 import type { NetworkPolicy } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
+import type { LockStore } from './modules/coordination/lock-store.js';
+import type { NeighbourSource } from './modules/coordination/neighbours.js';
+import type { Agent } from './modules/coordination/tokens.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
 import type { SseHub } from './modules/events/sse-hub.js';
@@ -35,6 +38,15 @@ export interface AppDeps {
   sseHub: SseHub;
   /** Aborted when the server shuts down: long-lived responses (SSE) end. */
   shutdown: AbortSignal;
+  /** Multi-agent coordination (issue 9): the lock store, the import-graph neighbours, the lock TTL. */
+  coordination: CoordinationSettings;
+}
+
+export interface CoordinationSettings {
+  locks: LockStore;
+  neighbours: NeighbourSource;
+  /** LOCK_TTL_SECONDS, in milliseconds. */
+  lockTtlMs: number;
 }
 
 export interface SessionUser {
@@ -48,5 +60,7 @@ export type AppEnv = {
   Variables: {
     user: SessionUser;
     sessionId: string;
+    /** Who calls the coordination routes: a token's agent, or the signed-in user. */
+    agent: Agent;
   };
 };

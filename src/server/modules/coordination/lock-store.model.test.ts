@@ -145,9 +145,9 @@ async function run(store: LockStore, ops: Op[]) {
           } else {
             // Held not at all: the agent's locks on those files are as they were, and a writer is in the way.
             expect(mine(r)).toEqual(mineBefore(r));
-            expect(conflictIn(model, r, now) || step.requests.some((o, j) => j !== i && results[j]?.ok)).toBe(
-              true,
-            );
+            expect(
+              conflictIn(model, r, now) || step.requests.some((_other, j) => j !== i && results[j]?.ok),
+            ).toBe(true);
           }
         });
         break;

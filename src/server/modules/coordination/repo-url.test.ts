@@ -21,28 +21,32 @@ describe('normaliseRepoUrl', () => {
   });
 
   it('keeps what tells repositories apart: path case, other ports, other hosts', () => {
-    expect(normaliseRepoUrl('https://github.com/dedalus/core')).not.toBe(normaliseRepoUrl('https://github.com/Dedalus/Core'));
+    expect(normaliseRepoUrl('https://github.com/dedalus/core')).not.toBe(
+      normaliseRepoUrl('https://github.com/Dedalus/Core'),
+    );
     expect(normaliseRepoUrl('https://git.example.com:8443/a/b.git')).toBe('git.example.com:8443/a/b');
     expect(normaliseRepoUrl('https://gitlab.com/a/b')).not.toBe(normaliseRepoUrl('https://github.com/a/b'));
   });
 
   it('names no repository for text without a host', () => {
-    for (const url of ['', '   ', 'core', 'https://', '/srv/repos/core.git']) expect(normaliseRepoUrl(url), url).toBeNull();
+    for (const url of ['', '   ', 'core', 'https://', '/srv/repos/core.git'])
+      expect(normaliseRepoUrl(url), url).toBeNull();
   });
 });
 
 describe('ownProjectIdOf', () => {
   const id = '0b1e6c1a-3f3e-4a51-9c3b-2f0d5d0c9a77';
-  const own = new Set(['localhost:3000', 'autocoder.example.com']);
 
-  it('reads the project id from our own remote on one of our hosts', () => {
-    expect(ownProjectIdOf(normaliseRepoUrl(`http://localhost:3000/git/${id}.git`) ?? '', own)).toBe(id);
-    expect(ownProjectIdOf(normaliseRepoUrl(`https://AutoCoder.example.com/git/${id.toUpperCase()}`) ?? '', own)).toBe(id);
+  it('reads the project id from our own remote, however it is spelt', () => {
+    expect(ownProjectIdOf(normaliseRepoUrl(`http://localhost:3000/git/${id}.git`) ?? '')).toBe(id);
+    expect(
+      ownProjectIdOf(normaliseRepoUrl(`https://AutoCoder.example.com/git/${id.toUpperCase()}/`) ?? ''),
+    ).toBe(id);
   });
 
-  it('ignores other hosts and other paths', () => {
-    expect(ownProjectIdOf(normaliseRepoUrl(`https://evil.example/git/${id}.git`) ?? '', own)).toBeNull();
-    expect(ownProjectIdOf(normaliseRepoUrl('http://localhost:3000/git/not-an-id.git') ?? '', own)).toBeNull();
-    expect(ownProjectIdOf(normaliseRepoUrl(`http://localhost:3000/x/git/${id}.git`) ?? '', own)).toBeNull();
+  it('ignores other paths', () => {
+    expect(ownProjectIdOf(normaliseRepoUrl('http://localhost:3000/git/not-an-id.git') ?? '')).toBeNull();
+    expect(ownProjectIdOf(normaliseRepoUrl(`http://localhost:3000/x/git/${id}.git`) ?? '')).toBeNull();
+    expect(ownProjectIdOf(normaliseRepoUrl(`http://localhost:3000/git/${id}/more.git`) ?? '')).toBeNull();
   });
 });

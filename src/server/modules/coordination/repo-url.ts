@@ -1,4 +1,9 @@
-const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443', 'ssh:': '22', 'git:': '9418' };
+const DEFAULT_PORTS: Record<string, string> = {
+  'http:': '80',
+  'https:': '443',
+  'ssh:': '22',
+  'git:': '9418',
+};
 
 /**
  * A repository URL reduced to `host/path`, so that the spellings of one repository compare equal:
@@ -53,12 +58,13 @@ function decodeSafely(value: string): string {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The project id in AutoCoder's own remote, `<our host>/git/<projectId>.git` (normalised), or null
- * when the URL is not ours. `ownHosts` are the hosts we answer to, as normalised hosts.
+ * The project id in AutoCoder's own remote, `<host>/git/<projectId>.git` (normalised), or null when the
+ * URL is not of that form. The host is not compared: the server answers only to its own names (others
+ * get 421 before any route), a reverse proxy may rename it, and the id is looked up among the caller's
+ * own projects anyway.
  */
-export function ownProjectIdOf(normalised: string, ownHosts: ReadonlySet<string>): string | null {
-  const match = /^([^/]+)\/git\/([^/]+)$/.exec(normalised);
-  if (!match || !ownHosts.has(match[1] ?? '')) return null;
-  const id = match[2] ?? '';
+export function ownProjectIdOf(normalised: string): string | null {
+  const match = /^[^/]+\/git\/([^/]+)$/.exec(normalised);
+  const id = match?.[1] ?? '';
   return UUID.test(id) ? id.toLowerCase() : null;
 }
