@@ -2,8 +2,8 @@ import type { DatabaseKind, Db, QueryStats } from './db/client.js';
 import type { Logger } from './lib/logger.js';
 import type { NetworkPolicy } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
-import type { LockStore } from './modules/coordination/lock-store.js';
-import type { NeighbourSource } from './modules/coordination/neighbours.js';
+import type { SessionUser } from './modules/auth/auth.js';
+import type { CoordinationSettings } from './modules/coordination/coordination.js';
 import type { Agent } from './modules/coordination/tokens.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
@@ -42,18 +42,7 @@ export interface AppDeps {
   coordination: CoordinationSettings;
 }
 
-export interface CoordinationSettings {
-  locks: LockStore;
-  neighbours: NeighbourSource;
-  /** LOCK_TTL_SECONDS, in milliseconds. */
-  lockTtlMs: number;
-}
-
-export interface SessionUser {
-  id: string;
-  email: string;
-  createdAt: Date;
-}
+export type { SessionUser };
 
 /** Hono environment of every router. */
 export type AppEnv = {

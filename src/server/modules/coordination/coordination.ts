@@ -7,14 +7,29 @@ import type {
   PostStatusInput,
   PostStatusResponse,
 } from '@/contracts/coordination.js';
-import type { AppDeps } from '@/server/deps.js';
+import type { Db } from '@/server/db/client.js';
 import { projectStream } from '../events/bus.js';
-import type { LockEntry, LockScope } from './lock-store.js';
+import type { EventLog } from '../events/event-log.js';
+import type { LockEntry, LockScope, LockStore } from './lock-store.js';
+import type { NeighbourSource } from './neighbours.js';
 import { findProjectByRepoUrl, headContains, repoHeadOf, sameCommit } from './repositories.js';
 import type { Agent } from './tokens.js';
 
-/** What the rules need from the app. */
-export type CoordinationDeps = Pick<AppDeps, 'db' | 'now' | 'events' | 'coordination'>;
+/** The coordination parts of the app: the lock store, the import-graph neighbours, the lock TTL. */
+export interface CoordinationSettings {
+  locks: LockStore;
+  neighbours: NeighbourSource;
+  /** LOCK_TTL_SECONDS, in milliseconds. */
+  lockTtlMs: number;
+}
+
+/** What the rules need from the app (AppDeps satisfies it). */
+export interface CoordinationDeps {
+  db: Db;
+  now: () => number;
+  events: Pick<EventLog, 'append'>;
+  coordination: CoordinationSettings;
+}
 
 const command = (
   action: Orchestration['action'],

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LockStatus } from '@/contracts/coordination.js';
+import { LOCK_STORES } from '@/server/testing/lock-stores.js';
 import type { LockEntry, LockScope, LockStore } from './lock-store.js';
-import { LOCK_STORES } from './testing/stores.js';
 
 /*
  * Model-based tests (issue 9, item 7): random programs of many agents taking overlapping multi-file

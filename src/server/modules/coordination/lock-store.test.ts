@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { LOCK_STORES } from '@/server/testing/lock-stores.js';
 import type { AcquireRequest, LockHolder, LockScope, LockStore } from './lock-store.js';
-import { LOCK_STORES } from './testing/stores.js';
 
 const TTL = 300_000;
 const T0 = 1_700_000_000_000;

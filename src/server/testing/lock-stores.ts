@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
-import type { LockStore } from '../lock-store.js';
-import { createMemoryLockStore } from '../memory-lock-store.js';
-import { createRedisLockStore } from '../redis-lock-store.js';
+import type { LockStore } from '../modules/coordination/lock-store.js';
+import { createMemoryLockStore } from '../modules/coordination/memory-lock-store.js';
+import { createRedisLockStore } from '../modules/coordination/redis-lock-store.js';
 
 /**
  * The Redis of this machine. When REDIS_URL is set (CI) its tests always run, and fail if it does not
