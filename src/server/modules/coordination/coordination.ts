@@ -10,6 +10,7 @@ import type {
 import type { Db } from '@/server/db/client.js';
 import { projectStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
+import { shownLock } from './lock-overlay.js';
 import type { LockEntry, LockScope, LockStore } from './lock-store.js';
 import type { NeighbourSource } from './neighbours.js';
 import { findProjectByRepoUrl, headContains, repoHeadOf, sameCommit } from './repositories.js';
@@ -49,11 +50,6 @@ const unique = (values: Iterable<string>) => [...new Set(values)];
 
 const describeLock = (lock: LockEntry, type?: 'DIRECT' | 'NEIGHBOR') =>
   `File '${lock.path}' is locked by '${lock.holder.name}' (${lock.holder.id})${type ? ` (${type})` : ''}: “${lock.message}”`;
-
-/** Of several holders of one file, the one an answer shows: the writer, else the latest reader. */
-function shownLock(locks: LockEntry[]): LockEntry | undefined {
-  return locks.find((l) => l.status === 'WRITING') ?? [...locks].sort((a, b) => b.timestamp - a.timestamp)[0];
-}
 
 const viewOf = (lock: LockEntry, lockType: 'DIRECT' | 'NEIGHBOR'): LockView => ({
   user: lock.holder.id,
