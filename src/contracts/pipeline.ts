@@ -254,6 +254,26 @@ export interface TimeoutData {
   message: string;
   timestamp: number;
 }
+/** A piece of the output of the repository's own check (the project's `checkCommand`). */
+export interface CheckLogData {
+  runId: string;
+  stream: 'stdout' | 'stderr';
+  chunk: string;
+  timestamp: number;
+}
+/** How the repository's check ended. */
+export interface CheckResultData {
+  runId: string;
+  /** Null when the check was stopped (timeout, cancel) or could not start. */
+  exitCode: number | null;
+  /** Exit code 0, within the time allowed. */
+  passed: boolean;
+  timedOut: boolean;
+  durationMs: number;
+  /** The last 4 KB of its output, stdout and stderr as they arrived. */
+  tail: string;
+  timestamp: number;
+}
 export interface RunUpdateData {
   run: PipelineRunSummary;
   timestamp: number;
@@ -272,6 +292,8 @@ export type PipelineEvent =
   | { type: 'usage'; data: UsageData }
   | { type: 'run-update'; data: RunUpdateData }
   | { type: 'timeout'; data: TimeoutData }
+  | { type: 'check-log'; data: CheckLogData }
+  | { type: 'check-result'; data: CheckResultData }
   | CoordinationEvent;
 
 export type PipelineEventType = PipelineEvent['type'];

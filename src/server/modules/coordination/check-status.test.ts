@@ -88,9 +88,11 @@ describe.each(LOCK_STORES.filter(([, available]) => available))(
       it('answers CONFLICT with SWITCH_TASK naming the file, the holder and its message, before STALE', async () => {
         const alice = await newAgent('Alice');
         const bob = await newAgent('Bob');
+        const postedAt = Math.floor(fx.t.deps.now() / 1000);
         expect(
           (await bob.post(['src/other.ts'], 'WRITING', 'Bob renames the other constant')).body.success,
         ).toBe(true);
+        const postedBy = Math.floor(fx.t.deps.now() / 1000);
         const res = await alice.check(['src/other.ts'], { agent_head: 'ffffffff' });
         expect(res.body.status).toBe('CONFLICT');
         expect(res.body.locks['src/other.ts']).toEqual({
@@ -99,8 +101,12 @@ describe.each(LOCK_STORES.filter(([, available]) => available))(
           status: 'WRITING',
           lock_type: 'DIRECT',
           message: 'Bob renames the other constant',
-          timestamp: Math.floor(fx.t.deps.now() / 1000),
+          timestamp: expect.any(Number),
         });
+        // Seconds since the epoch, as in the seed.
+        const { timestamp } = res.body.locks['src/other.ts'] ?? { timestamp: 0 };
+        expect(timestamp).toBeGreaterThanOrEqual(postedAt);
+        expect(timestamp).toBeLessThanOrEqual(postedBy);
         expect(res.body.orchestration.action).toBe('SWITCH_TASK');
         expect(res.body.orchestration.command).toBeNull();
         expect(res.body.orchestration.reason).toContain("'src/other.ts'");

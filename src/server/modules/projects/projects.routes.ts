@@ -10,8 +10,8 @@ import {
   listProjects,
   projectFile,
   projectTree,
-  renameOwnedProject,
   toProject,
+  updateOwnedProject,
 } from './projects.js';
 
 export function projectRoutes(deps: AppDeps) {
@@ -28,8 +28,8 @@ export function projectRoutes(deps: AppDeps) {
     })
     .patch('/:id', async (c) => {
       const id = readId(c, 'id', 'project');
-      const { name } = await readJson(c, updateProjectSchema);
-      return c.json(await renameOwnedProject(deps, c.var.user.id, id, name));
+      const settings = await readJson(c, updateProjectSchema);
+      return c.json(await updateOwnedProject(deps, c.var.user.id, id, settings));
     })
     .delete('/:id', async (c) => {
       await deleteOwnedProject(deps, c.var.user.id, readId(c, 'id', 'project'));

@@ -27,7 +27,8 @@ import {
   insertProject,
   listProjectRows,
   type ProjectRow,
-  renameProject,
+  type ProjectSettings,
+  updateProjectSettings,
 } from './projects.repo.js';
 
 export const DEFAULT_PROJECT_NAME = 'My Project';
@@ -51,6 +52,8 @@ export function toProject(row: ProjectRow): Project {
     name: row.name,
     repoUrl: row.repoUrl,
     defaultBranch: row.defaultBranch,
+    checkCommand: row.checkCommand,
+    checkTimeoutSeconds: row.checkTimeoutSeconds,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -137,14 +140,15 @@ export function importOptions(deps: Pick<ProjectsDeps, 'importRoots'>): ImportOp
   return { localImport: deps.importRoots.length > 0 };
 }
 
-export async function renameOwnedProject(
+/** Renames the project and sets its check (PATCH /api/projects/:id); fields left out stay. */
+export async function updateOwnedProject(
   deps: ProjectsDeps,
   userId: string,
   projectId: string,
-  name: string,
-) {
+  settings: ProjectSettings,
+): Promise<Project> {
   await getOwnedProject(deps, userId, projectId);
-  return toProject(await renameProject(deps.db, projectId, name, new Date(deps.now())));
+  return toProject(await updateProjectSettings(deps.db, projectId, settings, new Date(deps.now())));
 }
 
 /** Deletes the project, its tasks and runs, then its runs' worktrees and its repository. The last project stays. */
