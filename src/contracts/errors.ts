@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   RUN_NOT_FOUND: 404,
   /** The path asked for is not one of the files the run's diff changes. */
   DIFF_FILE_NOT_FOUND: 404,
+  REPO_NOT_FOUND: 404,
   EMAIL_TAKEN: 409,
   PIPELINE_ACTIVE: 409,
   MERGE_CONFLICT: 409,
