@@ -16,6 +16,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { coordinationRoutes } from './modules/coordination/coordination.routes.js';
 import { tokenRoutes } from './modules/coordination/tokens.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
+import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { diffRoutes } from './modules/pipeline/diff.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
@@ -109,6 +110,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.all('/api/*', () => {
     throw new AppError('NOT_FOUND', 'No such API route');
   });
+
+  // MCP for agents (bearer token only; Host checked above, Origin and body size in the route).
+  app.route('/mcp', mcpRoutes(deps));
 
   if (options.webDir && existsSync(path.join(options.webDir, 'index.html'))) {
     const webDir = options.webDir;
