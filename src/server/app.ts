@@ -16,6 +16,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { coordinationRoutes } from './modules/coordination/coordination.routes.js';
 import { tokenRoutes } from './modules/coordination/tokens.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
+import { gitHttpRoutes } from './modules/git-http/git-http.routes.js';
 import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { diffRoutes } from './modules/pipeline/diff.routes.js';
@@ -113,6 +114,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   // MCP for agents (bearer token only; Host checked above, Origin and body size in the route).
   app.route('/mcp', mcpRoutes(deps));
+  // The shared remote: git smart HTTP (Basic auth with an agent token; pushes capped in the route).
+  app.route('/git', gitHttpRoutes(deps));
 
   if (options.webDir && existsSync(path.join(options.webDir, 'index.html'))) {
     const webDir = options.webDir;
