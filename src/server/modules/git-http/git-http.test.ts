@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -62,8 +63,14 @@ describe('git smart HTTP at /git/<projectId>.git', () => {
     // A push to the default branch: the branch head, the checked-out tree and check_status follow.
     await writeFile(path.join(clone, 'src/db.ts'), 'export const db = { pool: 1 };\n');
     await git(['commit', '-qam', 'Pool the db'], clone);
-    await git(['push', '--quiet', 'origin', 'main'], clone);
     const pushed = (await git(['rev-parse', 'HEAD'], clone)).stdout.trim();
+    expect((await agent.post(['src/db.ts'], 'WRITING', 'Pool the db.')).body.success).toBe(true);
+    // Committed, not pushed: OPEN keeps the locks and says PUSH.
+    const early = await agent.post(['src/db.ts'], 'OPEN', 'Pooled.', { new_repo_head: pushed });
+    expect(early.body.orchestration.action).toBe('PUSH');
+    await git(['push', '--quiet', 'origin', 'main'], clone);
+    const released = await agent.post(['src/db.ts'], 'OPEN', 'Pooled.', { new_repo_head: pushed });
+    expect(released.body).toMatchObject({ success: true, orchestration: { action: 'PROCEED' } });
     expect(await branchHead()).toBe(pushed);
     expect(await readFile(path.join(fx.repo, 'src/db.ts'), 'utf8')).toBe('export const db = { pool: 1 };\n');
     expect((await agent.check(['src/db.ts'])).body.repo_head).toBe(pushed);
@@ -72,6 +79,20 @@ describe('git smart HTTP at /git/<projectId>.git', () => {
     await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/agent/work'], clone);
     const branches = (await run('git', ['branch', '--list', 'agent/work'], { cwd: fx.repo })).stdout;
     expect(branches).toContain('agent/work');
+  });
+
+  it('streams a push of several MB (chunked) and a clone of it back', async () => {
+    const agent = await newAgent('git-bulk');
+    await git(['clone', '--quiet', remote(agent.token), 'bulk']);
+    const clone = path.join(work, 'bulk');
+    // Random bytes do not compress: the pack is larger than git's 1 MB post buffer, so it is chunked.
+    await writeFile(path.join(clone, 'blob.bin'), randomBytes(6 * 1024 * 1024));
+    await git(['add', 'blob.bin'], clone);
+    await git(['commit', '-qm', 'A big blob'], clone);
+    await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/bulk'], clone);
+    await git(['clone', '--quiet', '--branch', 'bulk', remote(agent.token), 'bulk-again']);
+    const again = await readFile(path.join(work, 'bulk-again', 'blob.bin'));
+    expect(again.equals(await readFile(path.join(clone, 'blob.bin')))).toBe(true);
   });
 
   it('accepts the token as a bearer header too', async () => {
