@@ -43,6 +43,14 @@ export function mcpRoutes(deps: AppDeps) {
         { 'WWW-Authenticate': 'Bearer realm="autocoder"' },
       );
     }
+    // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE).
+    if (c.req.method !== 'POST') {
+      return c.json(
+        { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST only' }, id: null },
+        405,
+        { Allow: 'POST' },
+      );
+    }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

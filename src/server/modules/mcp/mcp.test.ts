@@ -135,6 +135,21 @@ describe('MCP at /mcp', () => {
     expect(blank.isError).toBe(true);
   });
 
+  it('is stateless: no session id, and GET or DELETE answer 405', async () => {
+    const agent = await newAgent('mcp-stateless');
+    const auth = { authorization: `Bearer ${agent.token}` };
+    const listed = await rawPost(auth);
+    expect(listed.headers.get('mcp-session-id')).toBeNull();
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${server.url}/mcp`, {
+        method,
+        headers: { ...auth, accept: 'text/event-stream' },
+      });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+  });
+
   it('answers 401 without a token, with a bad one, and to a browser session alone', async () => {
     expect((await rawPost({})).status).toBe(401);
     expect((await rawPost({ authorization: 'Bearer acat_not-a-token' })).status).toBe(401);
