@@ -1,0 +1,281 @@
+import { performance } from 'node:perf_hooks';
+import { yieldTurn } from '@/server/lib/yield-turn.js';
+import { changedFiles, listFiles, readBlobs, type TreeFile } from './git-source.js';
+import { buildImportedBy, type GraphSnapshot, type SourceRecord } from './graph-snapshot.js';
+import { extractJsImports, isJsFile } from './js-imports.js';
+import type { JsResolver } from './js-resolve.js';
+import { Mirror } from './mirror.js';
+import { extractPythonImports } from './python-imports.js';
+import { pythonRoots, resolvePythonImport } from './python-resolve.js';
+import { mirrorConfig } from './tsconfig-extends.js';
+
+export interface GraphLimits {
+  /** Larger files are nodes without edges. */
+  maxFileBytes: number;
+  /** Source files parsed at most; past it the graph is truncated (in path order) with a warning. */
+  maxSourceFiles: number;
+  /** Files of the tree at most (placeholders on disk). */
+  maxTreeFiles: number;
+}
+
+export const DEFAULT_LIMITS: GraphLimits = {
+  maxFileBytes: 1024 * 1024,
+  maxSourceFiles: 50_000,
+  maxTreeFiles: 200_000,
+};
+
+/** What a build works with: the repository, the mirror and resolver of this (project, branch). */
+export interface BuildContext {
+  repo: string;
+  mirror: Mirror;
+  resolver: JsResolver;
+  limits: GraphLimits;
+  signal?: AbortSignal;
+}
+
+/** Parses at most this many files at once (parsing runs on libuv's thread pool). */
+const PARSE_CONCURRENCY = 32;
+
+function isPythonFile(file: string): boolean {
+  return file.endsWith('.py') || file.endsWith('.pyi');
+}
+
+export function isSourceFile(file: string): boolean {
+  return isJsFile(file) || isPythonFile(file);
+}
+
+/** The graph of `commit`, from nothing. */
+export async function buildCold(ctx: BuildContext, commit: string): Promise<GraphSnapshot> {
+  const started = performance.now();
+  const signal = ctx.signal;
+  const warnings: string[] = [];
+  let tree = await listFiles(ctx.repo, commit, signal);
+  if (tree.length > ctx.limits.maxTreeFiles) {
+    warnings.push(
+      `the tree has ${tree.length} files: only the first ${ctx.limits.maxTreeFiles} are in the graph`,
+    );
+    tree = tree.slice(0, ctx.limits.maxTreeFiles);
+  }
+  const files = new Map(tree.map((file) => [file.path, file.size]));
+  let sourceFiles = tree.filter((file) => isSourceFile(file.path));
+  if (sourceFiles.length > ctx.limits.maxSourceFiles) {
+    warnings.push(
+      `${sourceFiles.length} source files: only the first ${ctx.limits.maxSourceFiles} were parsed (the rest have no edges)`,
+    );
+    sourceFiles = sourceFiles.slice(0, ctx.limits.maxSourceFiles);
+  }
+  const small = (file: TreeFile) => file.size <= ctx.limits.maxFileBytes;
+  const configFiles = tree.filter((file) => Mirror.isContentFile(file.path) && small(file));
+  const blobs = await readBlobs(ctx.repo, [...sourceFiles.filter(small), ...configFiles], signal);
+
+  const mirrored = new Map<string, Buffer | null>(tree.map((file) => [file.path, null]));
+  for (const file of configFiles) {
+    const config = mirrorConfig(file.path, blobs.get(file.oid) ?? Buffer.alloc(0));
+    mirrored.set(file.path, config.content);
+    if (config.warning) warnings.push(config.warning);
+  }
+  await ctx.mirror.reset(mirrored, signal);
+  ctx.resolver.clear();
+
+  const parsed = await parseAll(ctx, sourceFiles, blobs);
+  const sources = new Map<string, SourceRecord>();
+  for (const file of sourceFiles) sources.set(file.path, parsed.get(file.path) as SourceRecord);
+  const resolved = await resolveAll(ctx, files, sources, sources.keys());
+  if (ctx.resolver.configWarning) warnings.push(ctx.resolver.configWarning);
+  return {
+    version: commit,
+    files,
+    sources,
+    importedBy: buildImportedBy(sources),
+    warnings,
+    stats: { mode: 'cold', parsed: parsed.size, resolved, ms: performance.now() - started },
+  };
+}
+
+/**
+ * The graph of `commit` from the graph of an earlier commit: only files changed between the two
+ * are read and parsed. When a file was added or removed, or a JSON file (package.json, tsconfig)
+ * changed, any request may now resolve elsewhere, so every request is resolved again (without
+ * parsing again); otherwise only the changed files' requests are. Null when an update is not
+ * worth it (too many changes) or not possible (the old commit is gone): build cold instead.
+ */
+export async function buildIncremental(
+  ctx: BuildContext,
+  previous: GraphSnapshot,
+  commit: string,
+): Promise<GraphSnapshot | null> {
+  const started = performance.now();
+  const signal = ctx.signal;
+  let changes: Awaited<ReturnType<typeof changedFiles>>;
+  try {
+    changes = await changedFiles(ctx.repo, previous.version, commit, signal);
+  } catch {
+    return null;
+  }
+  if (changes.length > Math.max(1000, previous.files.size / 4)) return null;
+
+  const files = new Map(previous.files);
+  const sources = new Map(previous.sources);
+  const removed: string[] = [];
+  const written: TreeFile[] = [];
+  let structural = false;
+  for (const change of changes) {
+    if (change.status === 'D') {
+      files.delete(change.path);
+      sources.delete(change.path);
+      removed.push(change.path);
+      structural = true;
+      continue;
+    }
+    if (change.status === 'A') structural = true;
+    if (Mirror.isContentFile(change.path)) structural = true;
+    if (change.file) written.push(change.file);
+  }
+  if (files.size + written.length > ctx.limits.maxTreeFiles) return null;
+  const toRead = written.filter((file) => isSourceFile(file.path) || Mirror.isContentFile(file.path));
+  const blobs = await readBlobs(ctx.repo, toRead, signal);
+  const warnings = previous.warnings.filter((warning) => !warning.startsWith('tsconfig ignored'));
+
+  await ctx.mirror.remove(removed);
+  const mirrored = new Map<string, Buffer | null>();
+  for (const file of written) {
+    const content = blobs.get(file.oid);
+    file.size = content?.length ?? Math.max(file.size, 0);
+    files.set(file.path, file.size);
+    if (Mirror.isContentFile(file.path) && content && file.size <= ctx.limits.maxFileBytes) {
+      const config = mirrorConfig(file.path, content);
+      mirrored.set(file.path, config.content);
+      if (config.warning && !warnings.includes(config.warning)) warnings.push(config.warning);
+    } else if (!previous.files.has(file.path)) {
+      mirrored.set(file.path, null);
+    }
+  }
+  await ctx.mirror.write(mirrored, signal);
+
+  const changedSources = written.filter((file) => isSourceFile(file.path));
+  const parsed = await parseAll(ctx, changedSources, blobs);
+  for (const [path, record] of parsed) sources.set(path, record);
+
+  let importedBy: Map<string, Set<string>>;
+  let resolved: number;
+  if (structural) {
+    ctx.resolver.clear();
+    resolved = await resolveAll(ctx, files, sources, sources.keys());
+    importedBy = buildImportedBy(sources);
+  } else {
+    resolved = await resolveAll(ctx, files, sources, parsed.keys());
+    importedBy = patchImportedBy(previous, sources, parsed.keys());
+  }
+  if (ctx.resolver.configWarning) warnings.push(ctx.resolver.configWarning);
+  return {
+    version: commit,
+    files,
+    sources,
+    importedBy,
+    warnings,
+    stats: { mode: 'incremental', parsed: parsed.size, resolved, ms: performance.now() - started },
+  };
+}
+
+/** The previous reverse index with the edges of `changed` files replaced; sets are copied on write. */
+function patchImportedBy(
+  previous: GraphSnapshot,
+  sources: ReadonlyMap<string, SourceRecord>,
+  changed: Iterable<string>,
+): Map<string, Set<string>> {
+  const importedBy = new Map(previous.importedBy as Map<string, Set<string>>);
+  const copied = new Set<string>();
+  const own = (target: string) => {
+    let set = importedBy.get(target);
+    if (!copied.has(target)) {
+      set = new Set(set);
+      importedBy.set(target, set);
+      copied.add(target);
+    }
+    return set as Set<string>;
+  };
+  for (const file of changed) {
+    for (const target of previous.sources.get(file)?.targets ?? []) own(target).delete(file);
+    for (const target of sources.get(file)?.targets ?? []) own(target).add(file);
+  }
+  for (const target of copied) if (importedBy.get(target)?.size === 0) importedBy.delete(target);
+  return importedBy;
+}
+
+/** Parses files (unresolved: `targets` is empty until `resolveAll`). */
+async function parseAll(
+  ctx: BuildContext,
+  files: readonly TreeFile[],
+  blobs: ReadonlyMap<string, Buffer>,
+): Promise<Map<string, SourceRecord>> {
+  const records = new Map<string, SourceRecord>();
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      ctx.signal?.throwIfAborted();
+      const file = files[next++] as TreeFile;
+      records.set(file.path, await parseOne(ctx, file, blobs.get(file.oid)));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARSE_CONCURRENCY, files.length) }, worker));
+  return records;
+}
+
+async function parseOne(
+  ctx: BuildContext,
+  file: TreeFile,
+  content: Buffer | undefined,
+): Promise<SourceRecord> {
+  const kind = isJsFile(file.path) ? 'js' : 'py';
+  const empty: SourceRecord = { kind, requests: [], pyImports: [], targets: [] };
+  if (!content || content.length > ctx.limits.maxFileBytes) {
+    return { ...empty, warning: `larger than ${ctx.limits.maxFileBytes} bytes: not parsed` };
+  }
+  if (content.subarray(0, 8000).includes(0)) return { ...empty, warning: 'not a text file: not parsed' };
+  const source = content.toString('utf8');
+  try {
+    if (kind === 'py') return { ...empty, pyImports: extractPythonImports(source) };
+    const extracted = await extractJsImports(file.path, source);
+    if (extracted.error) return { ...empty, warning: `does not parse: ${extracted.error}` };
+    return { ...empty, requests: extracted.requests };
+  } catch (error) {
+    return { ...empty, warning: `does not parse: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/** Resolves the requests of `which` files in place; yields the event loop every few ms. Returns how many. */
+async function resolveAll(
+  ctx: BuildContext,
+  files: ReadonlyMap<string, number>,
+  sources: Map<string, SourceRecord>,
+  which: Iterable<string>,
+): Promise<number> {
+  const has = (file: string) => files.has(file);
+  const roots = pythonRoots(files.keys());
+  let count = 0;
+  for (const file of [...which]) {
+    const record = sources.get(file);
+    if (!record) continue;
+    const targets = new Set<string>();
+    if (record.kind === 'js') {
+      for (const request of record.requests) {
+        const target = ctx.resolver.resolve(file, request);
+        if (target) targets.add(target);
+      }
+      count += record.requests.length;
+    } else {
+      for (const spec of record.pyImports) {
+        for (const target of resolvePythonImport(has, roots, file, spec)) targets.add(target);
+      }
+      count += record.pyImports.length;
+    }
+    targets.delete(file);
+    sources.set(file, { ...record, targets: [...targets].sort() });
+    const pause = yieldTurn();
+    if (pause) {
+      await pause;
+      ctx.signal?.throwIfAborted();
+    }
+  }
+  return count;
+}
