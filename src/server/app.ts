@@ -14,6 +14,7 @@ import { checkOrigin, requireSession } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
+import { graphRoutes } from './modules/graph/graph.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
@@ -82,6 +83,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.use('/api/tasks/*', session);
   app.use('/api/pipeline/*', session);
   app.use('/api/sse/*', session);
+  app.use('/api/graph/*', session);
   app.route('/api/projects', projectRoutes(deps));
   app.route('/api/tasks', taskRoutes(deps));
   app.route('/api/tasks', startPipelineRoute(deps.orchestrator));
@@ -90,6 +92,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     '/api/sse',
     sseRoutes(deps, { log: deps.events, hub: deps.sseHub, settings: deps.sse, shutdown: deps.shutdown }),
   );
+
+  // The lock store's overlay plugs in here (a `locksFor(projectId, branch)`); none until it lands.
+  app.route('/api/graph', graphRoutes(deps));
 
   app.route('/api/metrics', metricsRoutes(deps, options.metricsToken));
 

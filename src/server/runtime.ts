@@ -10,6 +10,7 @@ import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
 import { SseHub } from './modules/events/sse-hub.js';
+import { GraphService } from './modules/graph/graph-service.js';
 import { createProvider } from './modules/llm/providers.js';
 import { startSimulator } from './modules/llm/simulator/server.js';
 import { Orchestrator } from './modules/pipeline/orchestrator.js';
@@ -92,6 +93,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     liveSessions: (ids) => liveSessionIds(options.database.db, ids, new Date(options.now())),
     logger: options.logger,
   });
+  const graphs = new GraphService({ dataDir: options.dataDir, logger: options.logger });
   const deps: AppDeps = {
     db: options.database.db,
     dbKind: options.database.kind,
@@ -107,6 +109,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     version: options.version,
     events,
     orchestrator,
+    graphs,
     sse,
     sseHub,
     shutdown: shutdown.signal,
@@ -117,6 +120,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async close() {
       shutdown.abort();
       sseHub.close();
+      graphs.close();
       await orchestrator.shutdown();
       await events.close();
       await simulator?.close();
