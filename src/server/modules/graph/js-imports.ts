@@ -1,110 +1,114 @@
-import { type ParserOptions, parse } from 'oxc-parser';
+import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** What a JS/TS file imports: the module requests, as written, in order of first appearance. */
 export interface ExtractedImports {
   requests: string[];
-  /** Set when the file does not parse: it is then a node without edges. */
+  /** Set when the file does not parse (or crashed the parser): it is then a node without edges. */
   error?: string;
 }
 
 const JS_EXTENSIONS = /\.(?:[cm]?[jt]sx?)$/;
 
-export function isJsFile(path: string): boolean {
-  return JS_EXTENSIONS.test(path);
+export function isJsFile(file: string): boolean {
+  return JS_EXTENSIONS.test(file);
 }
 
-function parserOptions(path: string): ParserOptions {
-  if (/\.d\.[cm]?ts$/.test(path)) return { lang: 'dts', sourceType: 'module' };
-  if (path.endsWith('.tsx')) return { lang: 'tsx', sourceType: 'module' };
-  if (/\.[cm]?ts$/.test(path)) return { lang: 'ts', sourceType: 'module' };
-  if (path.endsWith('.cjs')) return { lang: 'jsx', sourceType: 'commonjs' };
-  return { lang: 'jsx', sourceType: 'unambiguous' };
+interface Job {
+  id: number;
+  path: string;
+  source: string;
+  resolve: (result: ExtractedImports) => void;
+}
+
+interface Answer extends ExtractedImports {
+  id: number;
+}
+
+/** parser-process.mjs, beside this file in source and in the bundle (dist/server). */
+function parserFile(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [
+    path.join(here, 'parser-process.mjs'),
+    path.join(here, 'modules', 'graph', 'parser-process.mjs'),
+  ];
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (!found) throw new Error(`the import parser was not found (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
+/** One parser process: files are answered in the order they were sent. */
+class Parser {
+  readonly child: ChildProcess;
+  readonly pending: Job[] = [];
+
+  constructor(onExit: (parser: Parser) => void) {
+    this.child = fork(parserFile(), [], {
+      execArgv: [],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.child.on('message', (answer: Answer) => {
+      const job = this.pending.shift();
+      if (!job || job.id !== answer.id) return;
+      job.resolve(answer.error ? { requests: [], error: answer.error } : { requests: answer.requests });
+      this.idleCheck();
+    });
+    this.child.on('exit', () => onExit(this));
+    this.child.on('error', () => this.child.kill('SIGKILL'));
+    this.child.unref();
+    this.idleCheck();
+  }
+
+  send(job: Job) {
+    this.pending.push(job);
+    this.idleCheck();
+    this.child.send({ id: job.id, path: job.path, source: job.source });
+  }
+
+  /** Idle, a parser keeps nothing alive: the server (or a test) exits when its own work is done. */
+  idleCheck() {
+    if (this.pending.length === 0) this.child.channel?.unref();
+    else this.child.channel?.ref();
+  }
 }
 
 /**
- * The imports of a JS/TS file, from oxc's module record: `import`, `export … from` (re-exports),
- * `import()` whose argument is a string, and — from the syntax tree, only when the text mentions it
- * — `require('…')` and TypeScript's `import x = require('…')`. Parsing runs on libuv's thread pool.
+ * Parses JS/TS files in parser processes (two: the machine's cores are shared with the server).
+ * oxc recurses in native code, and a file nested deeply enough overflows the stack, which ends the
+ * process: it must not be the server's. When a parser dies, the file it was on gets an error, and
+ * the files queued behind it go to a new parser.
  */
-export async function extractJsImports(path: string, source: string): Promise<ExtractedImports> {
-  const result = await parse(path, source, parserOptions(path));
-  const fatal = result.errors.find((error) => error.severity === 'Error');
-  if (fatal) return { requests: [], error: fatal.message };
-  const requests = new Set<string>();
-  const { module } = result;
-  for (const entry of module.staticImports) requests.add(entry.moduleRequest.value);
-  for (const statement of module.staticExports) {
-    for (const entry of statement.entries) if (entry.moduleRequest) requests.add(entry.moduleRequest.value);
+class ParserPool {
+  readonly #parsers: Parser[] = [];
+  #nextId = 1;
+
+  constructor(private readonly size: number) {}
+
+  parse(file: string, source: string): Promise<ExtractedImports> {
+    return new Promise((resolve) => this.#dispatch({ id: this.#nextId++, path: file, source, resolve }));
   }
-  let walk = source.includes('require');
-  for (const dynamic of module.dynamicImports) {
-    const literal = stringLiteral(source.slice(dynamic.moduleRequest.start, dynamic.moduleRequest.end));
-    if (literal === undefined) walk = true;
-    else if (literal !== null) requests.add(literal);
+
+  #dispatch(job: Job) {
+    if (this.#parsers.length < this.size) this.#parsers.push(new Parser((parser) => this.#exited(parser)));
+    const parser = this.#parsers.reduce((a, b) => (b.pending.length < a.pending.length ? b : a));
+    parser.send(job);
   }
-  if (walk) collectFromTree(result.program, requests);
-  requests.delete('');
-  return { requests: [...requests] };
-}
 
-/**
- * The value of a quoted string or of a template without substitutions, read from the source; null
- * for any other expression, and `undefined` when it has escapes (the syntax tree decodes those).
- */
-function stringLiteral(text: string): string | null | undefined {
-  const trimmed = text.trim();
-  const quote = trimmed[0];
-  if ((quote !== "'" && quote !== '"' && quote !== '`') || trimmed.at(-1) !== quote || trimmed.length < 2) {
-    return null;
-  }
-  const body = trimmed.slice(1, -1);
-  if (quote === '`' && body.includes('${')) return null;
-  return body.includes('\\') ? undefined : body;
-}
-
-type AstNode = { type?: unknown; [key: string]: unknown };
-
-function isNode(value: unknown): value is AstNode {
-  return typeof value === 'object' && value !== null;
-}
-
-/** Walks the tree for `require('x')`, `import x = require('x')` and `import('x')` with escapes. */
-function collectFromTree(root: unknown, into: Set<string>) {
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (Array.isArray(node)) {
-      for (const item of node) if (isNode(item)) stack.push(item);
-      continue;
-    }
-    if (!isNode(node)) continue;
-    if (node.type === 'CallExpression') {
-      const callee = node.callee as AstNode | undefined;
-      const args = node.arguments as AstNode[] | undefined;
-      if (callee?.type === 'Identifier' && callee.name === 'require' && args?.length === 1) {
-        const value = literalValue(args[0]);
-        if (value !== null) into.add(value);
-      }
-    } else if (node.type === 'ImportExpression') {
-      const value = literalValue(node.source as AstNode | undefined);
-      if (value !== null) into.add(value);
-    } else if (node.type === 'TSExternalModuleReference') {
-      const value = literalValue(node.expression as AstNode | undefined);
-      if (value !== null) into.add(value);
-    }
-    for (const key in node) {
-      const child = node[key];
-      if (isNode(child)) stack.push(child);
-    }
+  #exited(parser: Parser) {
+    const index = this.#parsers.indexOf(parser);
+    if (index >= 0) this.#parsers.splice(index, 1);
+    const [culprit, ...rest] = parser.pending.splice(0);
+    culprit?.resolve({ requests: [], error: 'the parser crashed on this file (nested too deeply?)' });
+    for (const job of rest) this.#dispatch(job);
   }
 }
 
-function literalValue(node: AstNode | undefined): string | null {
-  if (node?.type === 'Literal' && typeof node.value === 'string') return node.value;
-  if (node?.type === 'TemplateLiteral') {
-    const quasis = node.quasis as { value: { cooked: string | null } }[];
-    if ((node.expressions as unknown[]).length === 0 && quasis.length === 1)
-      return quasis[0]?.value.cooked ?? null;
-  }
-  return null;
+const pool = new ParserPool(2);
+
+/** The imports of a JS/TS file (see parser-process.mjs for what counts). */
+export function extractJsImports(file: string, source: string): Promise<ExtractedImports> {
+  return pool.parse(file, source);
 }

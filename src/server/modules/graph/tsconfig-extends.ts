@@ -38,8 +38,23 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 type Node = { type: string; [key: string]: unknown };
 
+/** Deeper than this, a config is not parsed here: oxc recurses natively, and this is the server's process. */
+const MAX_DEPTH = 256;
+
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b || c === 0x28) max = Math.max(max, ++depth);
+    else if (c === 0x5d || c === 0x7d || c === 0x29) depth--;
+  }
+  return max;
+}
+
 /** JSON with comments and trailing commas (tsconfig's dialect), read as a JavaScript expression. */
 function parseJsonc(text: string): unknown {
+  if (nestingDepth(text) > MAX_DEPTH) return undefined;
   const result = parseSync('tsconfig.js', `(${text}\n)`, { lang: 'js' });
   if (result.errors.length > 0) return undefined;
   const statement = result.program.body[0] as Node | undefined;
