@@ -1,8 +1,9 @@
 // `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
 // PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
 // concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline.ts), and the board's
-// list at 1,000 tasks (the board part, bench/board.ts).
-// `npm run bench -- foundation` (or pipeline, sse-flood, board) runs one part. See bench/README.md.
+// list at 1,000 tasks (the board part, bench/board.ts), and the import graph of a generated 10,000-file
+// TypeScript repository beside madge and dependency-cruiser (the graph part, bench/graph.ts).
+// `npm run bench -- foundation` (or pipeline, sse-flood, board, graph) runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contracts/tasks.js';
 import { type BoardDbResult, benchBoard, boardAims, boardConfig, printBoard } from './board.js';
+import { benchGraph, type GraphResult, graphAims, graphConfig, printGraph } from './graph.js';
 import { type Aim, baseEnv, firstLine, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { formatJson, int, ms, table } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
@@ -43,10 +45,10 @@ import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from '
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board'] as const;
+const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board', 'graph'] as const;
 type Part = (typeof PARTS)[number];
 const USAGE =
-  'usage: npm run bench [-- foundation|pipeline|sse-flood|board …]   (no part: all, in that order)';
+  'usage: npm run bench [-- foundation|pipeline|sse-flood|board|graph …]   (no part: all, in that order)';
 
 /** The parts named on the command line (`npm run bench -- pipeline`); none means all of them. */
 function parseParts(args: readonly string[]): Part[] {
@@ -719,6 +721,17 @@ async function runBoardPart(): Promise<BoardPartResult> {
   return { databases, aims: boardAims(databases, boardSettings) };
 }
 
+const graphSettings = graphConfig();
+
+async function runGraphPart(): Promise<{ result: GraphResult; aims: Aim[] }> {
+  console.log(
+    `\n=== Graph: ${graphSettings.files} generated TypeScript files, ${graphSettings.coldRuns} cold builds, ` +
+      `${graphSettings.updates} one-file updates, madge and dependency-cruiser on the same files`,
+  );
+  const result = await benchGraph(graphSettings);
+  return { result, aims: graphAims(result) };
+}
+
 interface PreviousResults {
   startedAt?: string;
   environment?: { commit?: string | null; dirty?: boolean | null; loadAverage?: number[] };
@@ -728,6 +741,7 @@ interface PreviousResults {
   pipeline?: unknown;
   board?: unknown;
   sseFlood?: unknown;
+  graph?: unknown;
   aims?: Aim[];
   carriedOver?: Partial<Record<Part, unknown>>;
 }
@@ -776,11 +790,13 @@ async function main(): Promise<void> {
   const pipeline = parts.includes('pipeline') ? await runPipelinePart() : null;
   const sseFlood = parts.includes('sse-flood') ? await runSseFloodPart() : null;
   const board = parts.includes('board') ? await runBoardPart() : null;
+  const graph = parts.includes('graph') ? await runGraphPart() : null;
   const aims = [
     ...(foundation?.aims ?? []),
     ...(pipeline?.aims ?? []),
     ...(sseFlood?.aims ?? []),
     ...(board?.aims ?? []),
+    ...(graph?.aims ?? []),
   ];
 
   // --- report
@@ -798,6 +814,10 @@ async function main(): Promise<void> {
     console.log('\n--- Board');
     for (const result of board.databases) printBoard(result, boardSettings);
   }
+  if (graph) {
+    console.log('\n--- Graph');
+    printGraph(graph.result);
+  }
   console.log('\nAims');
   console.log(
     table(
@@ -814,16 +834,19 @@ async function main(): Promise<void> {
   // A run of one part keeps the other part's figures from the previous file, saying when they were taken.
   const resultsDir = path.join(root, 'bench', 'results');
   const resultsFile = path.join(resultsDir, 'latest.json');
-  const previous = foundation && pipeline && sseFlood && board ? null : await previousResults(resultsFile);
+  const previous =
+    foundation && pipeline && sseFlood && board && graph ? null : await previousResults(resultsFile);
   const keepFoundation = !foundation && previous?.start !== undefined;
   const keepPipeline = !pipeline && previous?.pipeline !== undefined;
   const keepSseFlood = !sseFlood && previous?.sseFlood !== undefined;
   const keepBoard = !board && previous?.board !== undefined;
+  const keepGraph = !graph && previous?.graph !== undefined;
   const kept: Record<Part, boolean> = {
     foundation: keepFoundation,
     pipeline: keepPipeline,
     'sse-flood': keepSseFlood,
     board: keepBoard,
+    graph: keepGraph,
   };
   const keptAims = (previous?.aims ?? []).filter((aim) => kept[aim.part ?? 'foundation']);
   const result = {
@@ -877,8 +900,13 @@ async function main(): Promise<void> {
       : keepBoard
         ? { board: previous?.board }
         : {}),
+    ...(graph
+      ? { graph: { config: graphSettings, ...graph.result } }
+      : keepGraph
+        ? { graph: previous?.graph }
+        : {}),
     aims: [...aims, ...keptAims],
-    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard)
+    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard || keepGraph)
       ? {
           carriedOver: Object.fromEntries(
             PARTS.filter((part) => kept[part]).map((part) => [
