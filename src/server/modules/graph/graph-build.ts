@@ -7,7 +7,8 @@ import type { JsResolver } from './js-resolve.js';
 import { Mirror } from './mirror.js';
 import { extractPythonImports } from './python-imports.js';
 import { pythonRoots, resolvePythonImport } from './python-resolve.js';
-import { mirrorConfig } from './tsconfig-extends.js';
+import { configHints, fileStems, mustResolveAgain } from './resolution-keys.js';
+import { mirrorConfig, parseJsonc } from './tsconfig-extends.js';
 
 export interface GraphLimits {
   /** Larger files are nodes without edges. */
@@ -69,8 +70,11 @@ export async function buildCold(ctx: BuildContext, commit: string): Promise<Grap
   const blobs = await readBlobs(ctx.repo, [...sourceFiles.filter(small), ...configFiles], signal);
 
   const mirrored = new Map<string, Buffer | null>(tree.map((file) => [file.path, null]));
+  const configs = new Map<string, Buffer>();
   for (const file of configFiles) {
-    const config = mirrorConfig(file.path, blobs.get(file.oid) ?? Buffer.alloc(0));
+    const content = blobs.get(file.oid) ?? Buffer.alloc(0);
+    configs.set(file.path, content);
+    const config = mirrorConfig(file.path, content);
     mirrored.set(file.path, config.content);
     if (config.warning) warnings.push(config.warning);
   }
@@ -87,6 +91,8 @@ export async function buildCold(ctx: BuildContext, commit: string): Promise<Grap
     files,
     sources,
     importedBy: buildImportedBy(sources),
+    configs,
+    hints: configHints(configs, parseJsonc),
     warnings,
     stats: { mode: 'cold', parsed: parsed.size, resolved, ms: performance.now() - started },
   };
@@ -116,19 +122,21 @@ export async function buildIncremental(
 
   const files = new Map(previous.files);
   const sources = new Map(previous.sources);
+  const configs = new Map(previous.configs);
   const removed: string[] = [];
   const written: TreeFile[] = [];
-  let structural = false;
+  const added: string[] = [];
+  let configChanged = false;
   for (const change of changes) {
+    if (Mirror.isContentFile(change.path)) configChanged = true;
     if (change.status === 'D') {
       files.delete(change.path);
       sources.delete(change.path);
+      configs.delete(change.path);
       removed.push(change.path);
-      structural = true;
       continue;
     }
-    if (change.status === 'A') structural = true;
-    if (Mirror.isContentFile(change.path)) structural = true;
+    if (change.status === 'A') added.push(change.path);
     if (change.file) written.push(change.file);
   }
   if (files.size + written.length > ctx.limits.maxTreeFiles) return null;
@@ -143,6 +151,7 @@ export async function buildIncremental(
     file.size = content?.length ?? Math.max(file.size, 0);
     files.set(file.path, file.size);
     if (Mirror.isContentFile(file.path) && content && file.size <= ctx.limits.maxFileBytes) {
+      configs.set(file.path, content);
       const config = mirrorConfig(file.path, content);
       mirrored.set(file.path, config.content);
       if (config.warning && !warnings.includes(config.warning)) warnings.push(config.warning);
@@ -158,9 +167,21 @@ export async function buildIncremental(
 
   let importedBy: Map<string, Set<string>>;
   let resolved: number;
-  if (structural) {
+  const hints = configChanged ? configHints(configs, parseJsonc) : previous.hints;
+  if (configChanged) {
     ctx.resolver.clear();
     resolved = await resolveAll(ctx, files, sources, sources.keys());
+    importedBy = buildImportedBy(sources);
+  } else if (added.length > 0 || removed.length > 0) {
+    // The resolver's view of the disk is stale; only requests the added or deleted files can
+    // change are resolved again (see resolution-keys.ts), and Python's (in memory, cheap).
+    ctx.resolver.clear();
+    const changedStems = new Set([...added, ...removed].flatMap(fileStems));
+    const deleted = new Set(removed);
+    const fresh = new Set(parsed.keys());
+    resolved = await resolveAll(ctx, files, sources, sources.keys(), (file, request, current) =>
+      fresh.has(file) ? true : mustResolveAgain(request, current, changedStems, deleted, hints),
+    );
     importedBy = buildImportedBy(sources);
   } else {
     resolved = await resolveAll(ctx, files, sources, parsed.keys());
@@ -172,6 +193,8 @@ export async function buildIncremental(
     files,
     sources,
     importedBy,
+    configs,
+    hints,
     warnings,
     stats: { mode: 'incremental', parsed: parsed.size, resolved, ms: performance.now() - started },
   };
@@ -227,7 +250,7 @@ async function parseOne(
   content: Buffer | undefined,
 ): Promise<SourceRecord> {
   const kind = isJsFile(file.path) ? 'js' : 'py';
-  const empty: SourceRecord = { kind, requests: [], pyImports: [], targets: [] };
+  const empty: SourceRecord = { kind, requests: [], pyImports: [], resolved: [], targets: [] };
   if (!content || content.length > ctx.limits.maxFileBytes) {
     return { ...empty, warning: `larger than ${ctx.limits.maxFileBytes} bytes: not parsed` };
   }
@@ -243,12 +266,16 @@ async function parseOne(
   }
 }
 
-/** Resolves the requests of `which` files in place; yields the event loop every few ms. Returns how many. */
+/**
+ * Resolves the requests of `which` files in place; with `select`, only the requests it picks (the
+ * others keep their previous file). Yields the event loop every few ms. Returns how many were resolved.
+ */
 async function resolveAll(
   ctx: BuildContext,
   files: ReadonlyMap<string, number>,
   sources: Map<string, SourceRecord>,
   which: Iterable<string>,
+  select?: (file: string, request: string, current: string | null) => boolean,
 ): Promise<number> {
   const has = (file: string) => files.has(file);
   const roots = pythonRoots(files.keys());
@@ -256,13 +283,27 @@ async function resolveAll(
   for (const file of [...which]) {
     const record = sources.get(file);
     if (!record) continue;
+    let resolved = record.resolved;
+    if (record.kind === 'js') {
+      const next: (string | null)[] = [];
+      let changed = record.resolved.length !== record.requests.length;
+      record.requests.forEach((request, index) => {
+        const current = record.resolved[index] ?? null;
+        if (!changed && select && !select(file, request, current)) {
+          next.push(current);
+          return;
+        }
+        const target = ctx.resolver.resolve(file, request);
+        count++;
+        if (target !== current) changed = true;
+        next.push(target);
+      });
+      if (!changed && select) continue;
+      resolved = next;
+    }
     const targets = new Set<string>();
     if (record.kind === 'js') {
-      for (const request of record.requests) {
-        const target = ctx.resolver.resolve(file, request);
-        if (target) targets.add(target);
-      }
-      count += record.requests.length;
+      for (const target of resolved) if (target) targets.add(target);
     } else {
       for (const spec of record.pyImports) {
         for (const target of resolvePythonImport(has, roots, file, spec)) targets.add(target);
@@ -270,7 +311,7 @@ async function resolveAll(
       count += record.pyImports.length;
     }
     targets.delete(file);
-    sources.set(file, { ...record, targets: [...targets].sort() });
+    sources.set(file, { ...record, resolved, targets: [...targets].sort() });
     const pause = yieldTurn();
     if (pause) {
       await pause;

@@ -42,7 +42,10 @@ beforeAll(async () => {
   await commitFiles(
     temp.repo,
     {
-      'tsconfig.json': '{ "compilerOptions": { "paths": { "@/*": ["./src/*"] } } }',
+      'tsconfig.json':
+        '{ "compilerOptions": { "paths": { "@/*": ["./src/*"], "@cfg": ["./src/config/settings.ts"] } } }',
+      'package.json': '{ "name": "demo", "exports": { "./x": "./src/exported/impl.ts" } }',
+      'src/b.ts': "import '@cfg';\nimport 'demo/x';\nimport 'react';\n",
       'src/a.ts':
         "import { t } from './thing';\nimport { l } from './later';\nimport { x } from '@/lib/x';\n",
       'src/thing/index.ts': 'export const t = 1;\n',
@@ -79,22 +82,33 @@ describe('an incremental update', () => {
   it('after files are added, resolves again what they change (a file beside an index, a missing module)', async () => {
     await commitFiles(
       temp.repo,
-      { 'src/thing.ts': 'export const t = 2;\n', 'src/later.ts': 'export const l = 1;\n', 'pkg/n.py': '' },
+      {
+        'src/thing.ts': 'export const t = 2;\n',
+        'src/later.ts': 'export const l = 1;\n',
+        'pkg/n.py': '',
+        // Named unlike their requests: the target of an exact tsconfig alias, of an exports entry.
+        'src/config/settings.ts': '',
+        'src/exported/impl.ts': '',
+      },
       'add',
     );
     const graph = await expectSameAsCold();
-    expect(graph.stats.parsed).toBe(3);
+    expect(graph.stats.parsed).toBe(5);
+    expect(targets(graph, 'src/b.ts')).toEqual(['src/config/settings.ts', 'src/exported/impl.ts']);
     expect(targets(graph, 'src/a.ts')).toEqual(['src/later.ts', 'src/lib/x.ts', 'src/thing.ts']);
     expect(targets(graph, 'pkg/m.py')).toEqual(['pkg/n.py']);
   });
 
   it('after files are deleted, falls back (index file) and drops the edges to them', async () => {
-    await git(['rm', '--quiet', 'src/thing.ts', 'src/lib/x.ts', 'pkg/n.py'], { cwd: temp.repo });
+    await git(['rm', '--quiet', 'src/thing.ts', 'src/lib/x.ts', 'pkg/n.py', 'src/exported/impl.ts'], {
+      cwd: temp.repo,
+    });
     await git(['commit', '--quiet', '-m', 'delete'], { cwd: temp.repo });
     const graph = await expectSameAsCold();
     expect(targets(graph, 'src/a.ts')).toEqual(['src/later.ts', 'src/thing/index.ts']);
     expect(targets(graph, 'pkg/m.py')).toEqual(['pkg/__init__.py']);
     expect(graph.importedBy.has('src/lib/x.ts')).toBe(false);
+    expect(targets(graph, 'src/b.ts')).toEqual(['src/config/settings.ts']);
   });
 
   it('after a rename, moves the node and its edges', async () => {
@@ -109,7 +123,10 @@ describe('an incremental update', () => {
   it('after tsconfig paths change, resolves every request again', async () => {
     await commitFiles(
       temp.repo,
-      { 'tsconfig.json': '{ "compilerOptions": { "paths": { "@/*": ["./other/*"] } } }' },
+      {
+        'tsconfig.json':
+          '{ "compilerOptions": { "paths": { "@/*": ["./other/*"], "@cfg": ["./src/config/settings.ts"] } } }',
+      },
       'paths',
     );
     const graph = await expectSameAsCold();

@@ -1,4 +1,5 @@
 import type { PythonImport } from './python-imports.js';
+import type { ConfigHints } from './resolution-keys.js';
 
 /** A parsed source file: what it asks for and the repository files that resolves to. */
 export interface SourceRecord {
@@ -7,6 +8,8 @@ export interface SourceRecord {
   requests: readonly string[];
   /** Python import statements. */
   pyImports: readonly PythonImport[];
+  /** For JS/TS: the file each request resolved to (null: a package, a builtin, nothing). */
+  resolved: readonly (string | null)[];
   /** Files of the repository it imports (sorted, without itself). */
   targets: readonly string[];
   /** Why the file has no edges: too large, not text, does not parse. */
@@ -24,6 +27,9 @@ export interface GraphSnapshot {
   files: ReadonlyMap<string, number>;
   sources: ReadonlyMap<string, SourceRecord>;
   importedBy: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The JSON files (package.json, tsconfigs) as committed, and what resolution needs from them. */
+  configs: ReadonlyMap<string, Buffer>;
+  hints: ConfigHints;
   /** About the whole graph: truncated, a tsconfig ignored. */
   warnings: readonly string[];
   /** How the snapshot was made, for logs and the bench. */

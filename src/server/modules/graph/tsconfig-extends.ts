@@ -53,7 +53,7 @@ function nestingDepth(text: string): number {
 }
 
 /** JSON with comments and trailing commas (tsconfig's dialect), read as a JavaScript expression. */
-function parseJsonc(text: string): unknown {
+export function parseJsonc(text: string): unknown {
   if (nestingDepth(text) > MAX_DEPTH) return undefined;
   const result = parseSync('tsconfig.js', `(${text}\n)`, { lang: 'js' });
   if (result.errors.length > 0) return undefined;
