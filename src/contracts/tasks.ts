@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { cleanString, rawString } from './common.js';
 import type { PipelineRunSummary } from './pipeline.js';
+import { TASK_STATUSES, type TaskStatus } from './task-status.js';
 
-export const TASK_STATUSES = ['backlog', 'spec', 'building', 'review', 'done'] as const;
+export { TASK_STATUSES, type TaskStatus };
+
 export const TASK_CATEGORIES = ['feature', 'bug', 'refactor', 'docs', 'test', 'chore'] as const;
 export const TASK_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 
-export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type TaskCategory = (typeof TASK_CATEGORIES)[number];
 export type TaskPriority = (typeof TASK_PRIORITIES)[number];
 

@@ -17,6 +17,7 @@ import { sseRoutes } from './modules/events/events.routes.js';
 import { graphRoutes } from './modules/graph/graph.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
+import { taskReplayStart } from './modules/pipeline/replay-start.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
 import { taskRoutes } from './modules/tasks/tasks.routes.js';
 
@@ -77,26 +78,29 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   );
   app.route('/api/auth', authRoutes(deps));
 
-  const session = requireSession(deps);
-  // '/x/*' matches '/x' too: registering both ran the session lookup twice.
-  app.use('/api/projects/*', session);
-  app.use('/api/tasks/*', session);
-  app.use('/api/pipeline/*', session);
-  app.use('/api/sse/*', session);
-  app.use('/api/graph/*', session);
-  app.route('/api/projects', projectRoutes(deps));
-  app.route('/api/tasks', taskRoutes(deps));
-  app.route('/api/tasks', startPipelineRoute(deps.orchestrator));
-  app.route('/api/pipeline', pipelineRoutes(deps.orchestrator, deps.events));
-  app.route(
-    '/api/sse',
-    sseRoutes(deps, { log: deps.events, hub: deps.sseHub, settings: deps.sse, shutdown: deps.shutdown }),
-  );
-
-  // The lock store's overlay plugs in here (a `locksFor(projectId, branch)`); none until it lands.
-  app.route('/api/graph', graphRoutes(deps));
-
   app.route('/api/metrics', metricsRoutes(deps, options.metricsToken));
+  // Last under /api: every request the public routes above did not answer needs a session.
+  app.route(
+    '/api',
+    protectedApi(deps, [
+      ['/projects', projectRoutes(deps)],
+      ['/tasks', taskRoutes(deps)],
+      ['/tasks', startPipelineRoute(deps.orchestrator)],
+      ['/pipeline', pipelineRoutes(deps.orchestrator, deps.events)],
+      [
+        '/sse',
+        sseRoutes(deps, {
+          log: deps.events,
+          hub: deps.sseHub,
+          settings: deps.sse,
+          shutdown: deps.shutdown,
+          replayStart: (taskId) => taskReplayStart(deps, taskId),
+        }),
+      ],
+      // The lock store's overlay plugs in here (a `locksFor(projectId, branch)`); none until it lands.
+      ['/graph', graphRoutes(deps)],
+    ]),
+  );
 
   app.all('/api/*', () => {
     throw new AppError('NOT_FOUND', 'No such API route');
@@ -133,3 +137,18 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * The API behind a session, mounted at /api after the public routes (health, auth, metrics): the
+ * check runs once, here, for every router mounted on it, so a new router cannot forget it. A
+ * request without a session answers 401, an unknown route included.
+ */
+export function protectedApi(
+  deps: AppDeps,
+  routers: ReadonlyArray<readonly [path: string, router: Hono<AppEnv>]>,
+) {
+  const api = new Hono<AppEnv>();
+  api.use('*', requireSession(deps));
+  for (const [path, router] of routers) api.route(path, router);
+  return api;
+}

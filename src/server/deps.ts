@@ -2,6 +2,7 @@ import type { DatabaseKind, Db, QueryStats } from './db/client.js';
 import type { Logger } from './lib/logger.js';
 import type { NetworkPolicy } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
+import type { SessionUser } from './modules/auth/auth.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
 import type { SseHub } from './modules/events/sse-hub.js';
@@ -40,11 +41,7 @@ export interface AppDeps {
   shutdown: AbortSignal;
 }
 
-export interface SessionUser {
-  id: string;
-  email: string;
-  createdAt: Date;
-}
+export type { SessionUser };
 
 /** Hono environment of every router. */
 export type AppEnv = {

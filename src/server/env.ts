@@ -127,3 +127,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     maxAnswerBytes: env.AUTOCODER_MAX_ANSWER_BYTES,
   };
 }
+
+/** Where child processes (git) find programs, and the HOME a trusted git reads its config from. */
+export function inheritedPaths(): { path: string; home: string } {
+  return { path: process.env.PATH ?? '/usr/bin:/bin', home: process.env.HOME ?? '/tmp' };
+}

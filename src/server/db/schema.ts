@@ -83,7 +83,7 @@ export const tasks = pgTable(
   (table) => [index('tasks_project_status_position_idx').on(table.projectId, table.status, table.position)],
 );
 
-/** One execution of the pipeline for a task (seed 004, step 1, plus branch, commits and usage). */
+/** One execution of the pipeline for a task: phase, status, agents' output, branch, commits and usage. */
 export const pipelineRuns = pgTable(
   'pipeline_runs',
   {
@@ -124,7 +124,7 @@ export const pipelineRuns = pgTable(
   },
   (table) => [
     index('pipeline_runs_task_started_idx').on(table.taskId, table.startedAt.desc()),
-    // BR-04-002 held by the database too: at most one active run per task.
+    // At most one active (running or paused) run per task, held by the database too.
     uniqueIndex('pipeline_runs_one_active_per_task')
       .on(table.taskId)
       .where(sql`status in ('running', 'paused')`),

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inheritedPaths } from '@/server/env.js';
 import { CommandError, runCommand } from './spawner.js';
 
 export class GitError extends Error {
@@ -63,7 +64,7 @@ const UNTRUSTED_CONFIG = [
 function untrustedEnv(home: string): NodeJS.ProcessEnv {
   const knownHosts = path.join(home, 'known_hosts').replace(/'/g, `'\\''`);
   return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: inheritedPaths().path,
     HOME: home,
     XDG_CONFIG_HOME: home,
     LANG: 'C',
@@ -103,8 +104,8 @@ function runGit(args: string[], options: GitOptions, untrustedHome?: string): Pr
     env: untrustedHome
       ? untrustedEnv(untrustedHome)
       : {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: options.home ?? process.env.HOME ?? '/tmp',
+          PATH: inheritedPaths().path,
+          HOME: options.home ?? inheritedPaths().home,
           LANG: 'C',
           GIT_TERMINAL_PROMPT: '0',
           GIT_ASKPASS: 'echo',

@@ -2,12 +2,28 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { LoginInput, RegisterInput } from '@/contracts/auth.js';
 import type { Db } from '@/server/db/client.js';
-import type { AppDeps, SessionUser } from '@/server/deps.js';
 import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
 import { LruCache } from '@/server/lib/lru-cache.js';
-import { createProjectForUser, DEFAULT_PROJECT_NAME } from '../projects/projects.js';
+import type { RateLimitStore, RateLimits } from '@/server/lib/rate-limit.js';
+import type { SseHub } from '../events/sse-hub.js';
+import { createWithFirstProject, type ProjectsDeps } from '../projects/projects.js';
 import { deleteSession, findSessionUser, findUserByEmail, insertSession, insertUser } from './auth.repo.js';
+
+/** What sign-up, sign-in and sessions need from outside (registration creates the first project); `AppDeps` provides it. */
+export interface AuthDeps extends ProjectsDeps {
+  rateLimitStore: RateLimitStore;
+  rateLimits: RateLimits;
+  /** Logout closes the session's open streams. */
+  sseHub: Pick<SseHub, 'endSession'>;
+}
+
+/** The signed-in user a request carries (`c.var.user`). */
+export interface SessionUser {
+  id: string;
+  email: string;
+  createdAt: Date;
+}
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -25,26 +41,27 @@ export interface IssuedSession {
   user: SessionUser;
 }
 
-async function issueSession(deps: AppDeps, user: SessionUser): Promise<IssuedSession> {
+async function issueSession(deps: AuthDeps, user: SessionUser): Promise<IssuedSession> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(deps.now() + SESSION_TTL_MS);
   await insertSession(deps.db, { id: sessionIdOf(token), userId: user.id, expiresAt });
   return { token, expiresAt, user };
 }
 
-/** Creates the user and their default project, and signs them in. */
-export async function register(deps: AppDeps, input: RegisterInput): Promise<IssuedSession> {
+/** Creates the user and their default project (together or not at all), and signs them in. */
+export async function register(deps: AuthDeps, input: RegisterInput): Promise<IssuedSession> {
   if (await findUserByEmail(deps.db, input.email)) throw emailTaken();
   const passwordHash = await hashPassword(input.password);
   const userId = randomUUID();
   let user: SessionUser;
   try {
-    user = await insertUser(deps.db, { id: userId, email: input.email, passwordHash });
+    user = await createWithFirstProject(deps, (tx) =>
+      insertUser(tx, { id: userId, email: input.email, passwordHash }),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw emailTaken();
     throw error;
   }
-  await createProjectForUser(deps, user.id, { name: DEFAULT_PROJECT_NAME });
   deps.logger.info('user registered', { userId: user.id });
   return issueSession(deps, { id: user.id, email: user.email, createdAt: user.createdAt });
 }
@@ -58,7 +75,7 @@ const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid em
  * verified (one atomic increment), so parallel guesses cannot all slip under it; a success
  * clears the count.
  */
-export async function login(deps: AppDeps, input: LoginInput): Promise<IssuedSession> {
+export async function login(deps: AuthDeps, input: LoginInput): Promise<IssuedSession> {
   const limit = deps.rateLimits.failedLoginsPerEmail;
   const key = `login-fail:${input.email}`;
   const now = deps.now();
@@ -98,7 +115,7 @@ function recentSessionsOf(db: Db) {
 }
 
 /** Ends the session on the server: its cookie stops working and its event streams close at once. */
-export async function logout(deps: AppDeps, token: string): Promise<void> {
+export async function logout(deps: AuthDeps, token: string): Promise<void> {
   const sessionId = sessionIdOf(token);
   recentSessionsOf(deps.db).delete(sessionId);
   await deleteSession(deps.db, sessionId);
@@ -107,7 +124,7 @@ export async function logout(deps: AppDeps, token: string): Promise<void> {
 
 /** The user a session token belongs to, or null when it is unknown or expired. */
 export async function resolveSession(
-  deps: AppDeps,
+  deps: AuthDeps,
   token: string,
 ): Promise<{ user: SessionUser; sessionId: string } | null> {
   if (!token || token.length > 128) return null;

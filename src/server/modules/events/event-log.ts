@@ -3,7 +3,7 @@ import type { PipelineEvent, StoredEvent } from '@/contracts/pipeline.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { EventBus } from './bus.js';
-import { type EventRow, eventsAfter, insertEvents, maxSeq } from './events.repo.js';
+import { type EventRow, eventsAfter, firstSeqOfRun, insertEvents, maxSeq } from './events.repo.js';
 
 export interface EventLogOptions {
   /** Pending events are written at least this often. */
@@ -169,6 +169,12 @@ export class EventLog {
   async replay(stream: string, afterSeq: number, limit = 10_000): Promise<StoredEvent[]> {
     await this.flush();
     return eventsAfter(this.db, stream, afterSeq, limit);
+  }
+
+  /** The id of a run's first event in a stream, including events not yet written; null when it has none. */
+  async firstSeqOfRun(stream: string, runId: string): Promise<number | null> {
+    await this.flush();
+    return firstSeqOfRun(this.db, stream, runId);
   }
 
   /** The last id handed out in a stream (0 when none). */

@@ -2,12 +2,10 @@ import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import type { AppDeps, AppEnv } from '@/server/deps.js';
 import { readId } from '@/server/lib/validate.js';
-import { latestRunOfTask } from '../pipeline/runs.repo.js';
 import { getOwnedProject } from '../projects/projects.js';
 import { getOwnedTask } from '../tasks/tasks.js';
 import { projectStream, taskStream } from './bus.js';
 import type { EventLog } from './event-log.js';
-import { firstSeqOfRun } from './events.repo.js';
 import { lastEventIdOf, pumpEvents, type SseSettings } from './sse.js';
 import type { SseHub } from './sse-hub.js';
 import { SseStream } from './sse-stream.js';
@@ -17,6 +15,12 @@ export interface SseDeps {
   hub: SseHub;
   settings: SseSettings;
   shutdown: AbortSignal;
+  /**
+   * Where a task stream's replay starts for a client that has seen nothing (the id after which it
+   * is sent events). The pipeline knows which run is the latest; it is handed in by the app so
+   * that events never import the pipeline.
+   */
+  replayStart: (taskId: string) => Promise<number>;
 }
 
 const SSE_HEADERS = {
@@ -27,7 +31,7 @@ const SSE_HEADERS = {
 };
 
 /**
- * GET /api/sse/:taskId — a task's pipeline events (seed 004 step 12). A client with
+ * GET /api/sse/:taskId — a task's pipeline events, every type on one stream. A client with
  * Last-Event-ID gets what it missed; a new client (a page load) gets the latest run
  * from its first event, then live events.
  * GET /api/sse/projects/:projectId — task moves and run summaries for the board.
@@ -61,13 +65,9 @@ export function sseRoutes(deps: AppDeps, sse: SseDeps) {
     .get('/:taskId', async (c) => {
       const task = await getOwnedTask(deps, c.var.user.id, readId(c, 'taskId', 'task'));
       const stream = taskStream(task.id);
-      let after = lastEventIdOf(c.req.header('last-event-id'), c.req.query('lastEventId'));
-      if (after === null) {
-        await sse.log.flush();
-        const run = await latestRunOfTask(deps.db, task.id);
-        const first = run ? await firstSeqOfRun(deps.db, stream, run.id) : null;
-        after = first !== null ? first - 1 : await sse.log.lastSeq(stream);
-      }
+      const after =
+        lastEventIdOf(c.req.header('last-event-id'), c.req.query('lastEventId')) ??
+        (await sse.replayStart(task.id));
       return serve(c, stream, after);
     });
 }

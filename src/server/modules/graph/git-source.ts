@@ -1,5 +1,5 @@
 import { git } from '@/server/lib/git.js';
-import { safeRelativePath } from '../workspace/paths.js';
+import { safeRelativePath } from '../workspace/confine.js';
 
 /** A file of a commit's tree. */
 export interface TreeFile {

@@ -4,13 +4,8 @@ import path from 'node:path';
 import { AppError } from '@/server/lib/errors.js';
 import type { Logger } from '@/server/lib/logger.js';
 import { branchCommit } from '../workspace/refs.js';
-import {
-  type BuildContext,
-  buildCold,
-  buildIncremental,
-  DEFAULT_LIMITS,
-  type GraphLimits,
-} from './graph-build.js';
+import { type BuildContext, DEFAULT_LIMITS, type GraphLimits } from './build-context.js';
+import { buildCold, buildIncremental } from './graph-build.js';
 import { type GraphSnapshot, neighboursIn } from './graph-snapshot.js';
 import { JsResolver } from './js-resolve.js';
 import { Mirror } from './mirror.js';

@@ -1,8 +1,18 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Registry } from 'prom-client';
-import type { AppDeps } from '@/server/deps.js';
+import type { DatabaseKind, QueryStats } from '@/server/db/client.js';
+import type { EventLogStats } from '../events/event-log.js';
+import type { SseHubStats } from '../events/sse-hub.js';
 
-type MetricsSource = Pick<AppDeps, 'dbKind' | 'dbStats' | 'events' | 'orchestrator' | 'sseHub' | 'version'>;
+/** What the metrics read, from the app's parts; `AppDeps` provides it. */
+export interface MetricsSource {
+  dbKind: DatabaseKind;
+  dbStats: QueryStats;
+  events: { readonly stats: EventLogStats };
+  sseHub: { readonly stats: SseHubStats };
+  orchestrator: { readonly activeCount: number };
+  version: string;
+}
 
 /** The JSON form of GET /api/metrics (the benchmarks read it). */
 export function metricsSnapshot(deps: MetricsSource) {

@@ -13,6 +13,7 @@ import {
   newTask,
   phaseSequence,
   post,
+  projectEvents,
   type RunStatusBody,
   repoOf,
   runRow,
@@ -104,6 +105,15 @@ describe('a run that passes', () => {
     expect(usageEvents).toHaveLength(run.calls.length);
     const last = usageEvents.at(-1);
     expect(last?.type === 'usage' && last.data.total.inputTokens).toBe(run.usage.inputTokens);
+  });
+
+  it('tells the task’s stream every run summary it tells the board, in the same order', async () => {
+    const summaries = (list: StoredEvent[]) =>
+      list.flatMap((e) => (e.type === 'run-update' ? [e.data.run] : []));
+    const own = summaries(events);
+    expect(own).toEqual(summaries(await projectEvents(t, setup.projectId)));
+    expect(own.length).toBeGreaterThan(3);
+    expect(own.at(-1)).toMatchObject({ id: runId, status: 'passed', phase: 'completed' });
   });
 
   it('numbers the task’s events 1..n without a gap, each with a numeric timestamp', () => {

@@ -4,6 +4,7 @@ import { requestChangesSchema, runOptionsSchema } from '@/contracts/pipeline.js'
 import type { AppEnv } from '@/server/deps.js';
 import { readId, readJson, readQuery } from '@/server/lib/validate.js';
 import type { EventLog } from '../events/event-log.js';
+// biome-ignore lint/style/noRestrictedImports: until the run-lifecycle re-cut (helper `life`) reads a run's events through a module function
 import { eventsOfRun } from '../events/events.repo.js';
 import type { Orchestrator } from './orchestrator.js';
 import type { RequestSecrets } from './provider-resolution.js';
@@ -26,7 +27,7 @@ export function startPipelineRoute(orchestrator: Orchestrator) {
   });
 }
 
-/** /api/pipeline/… (seed 004 step 11, plus run history and event replay). */
+/** /api/pipeline/…: a task's run status, cancel, retry, approve, request changes, run history and event replay. */
 export function pipelineRoutes(orchestrator: Orchestrator, log: EventLog) {
   return new Hono<AppEnv>()
     .get('/runs/:runId/events', async (c) => {

@@ -36,11 +36,14 @@ export class RunEvents {
     return row;
   }
 
+  /** The run's summary, to the board (project stream) and to the task's own stream, where it is the run's state. */
   async runUpdate(projectId: string, row: RunRow) {
-    await this.log.append(projectStream(projectId), {
+    const event: PipelineEvent = {
       type: 'run-update',
       data: { run: toRunSummary(row), timestamp: this.now() },
-    });
+    };
+    await this.task(row.taskId, row.id, event);
+    await this.log.append(projectStream(projectId), event);
   }
 
   /** Moves a task as the pipeline does (not subject to the manual rules) and tells both streams. */

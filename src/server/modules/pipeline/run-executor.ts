@@ -15,7 +15,7 @@ import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
 import { createRunWorktree, removeWorktree, resetWorktree } from '../workspace/worktree.js';
 import { describeFailure } from './failures.js';
-import type { OrchestratorDeps } from './orchestrator.js';
+import type { OrchestratorDeps } from './pipeline-deps.js';
 import type { ResolvedProvider } from './provider-resolution.js';
 import { agentOf, type RunContext, type RunCursor } from './run-context.js';
 import { announceEnd, type DriverEnv, driveRun } from './run-driver.js';
@@ -266,7 +266,7 @@ export class RunExecutor {
     }
   }
 
-  /** Provider errors pause (429, 5xx, network; BR-04-017) or stop the run (authentication); see failures.ts. */
+  /** Provider errors pause the run for a retry (429, 5xx, network) or stop it (authentication); see failures.ts. */
   private async pauseOrFail(ctx: RunContext, error: unknown, log: Logger) {
     const failure = describeFailure(error, ctx.cursor, this.deps.now());
     if (failure.logAsBug) log.error('pipeline step failed unexpectedly', { error });

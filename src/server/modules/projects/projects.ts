@@ -7,8 +7,10 @@ import type {
   ProjectFile,
   ProjectTree,
 } from '@/contracts/projects.js';
-import type { AppDeps } from '@/server/deps.js';
+import type { Db } from '@/server/db/client.js';
 import { AppError, notFound } from '@/server/lib/errors.js';
+import type { Logger } from '@/server/lib/logger.js';
+import type { NetworkPolicy } from '@/server/lib/network-policy.js';
 import {
   cloneRepository,
   initRepository,
@@ -31,6 +33,21 @@ import { normaliseRepoUrl, ownRemoteProjectId } from './repo-url.js';
 
 export const DEFAULT_PROJECT_NAME = 'My Project';
 
+/** What the projects' functions need from outside; `AppDeps` provides it. */
+export interface ProjectsDeps {
+  db: Db;
+  /** Root of the repositories (`<dataDir>/repos`) and the runs' worktrees. */
+  dataDir: string;
+  /** Directories local paths may be imported from; empty: local import is off. */
+  importRoots: readonly string[];
+  /** Which addresses a git URL a user typed may reach. */
+  network: NetworkPolicy;
+  logger: Logger;
+  now: () => number;
+  /** The import graphs, dropped with their project. */
+  graphs: { forgetProject(projectId: string): Promise<void> };
+}
+
 export function toProject(row: ProjectRow): Project {
   return {
     id: row.id,
@@ -42,13 +59,13 @@ export function toProject(row: ProjectRow): Project {
   };
 }
 
-export async function listProjects(deps: AppDeps, userId: string): Promise<Project[]> {
+export async function listProjects(deps: ProjectsDeps, userId: string): Promise<Project[]> {
   return (await listProjectRows(deps.db, userId)).map(toProject);
 }
 
 /** The user's project, or 404 PROJECT_NOT_FOUND whether it is missing or someone else's. */
 export async function getOwnedProject(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<ProjectsDeps, 'db'>,
   userId: string,
   projectId: string,
 ): Promise<ProjectRow> {
@@ -64,7 +81,7 @@ export async function getOwnedProject(
  * older. 404 REPO_NOT_FOUND when none of the user's projects matches, someone else's included.
  */
 export async function resolveProjectByRepoUrl(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<ProjectsDeps, 'db'>,
   userId: string,
   repoUrl: string,
   ownHosts: ReadonlySet<string>,
@@ -87,10 +104,47 @@ export async function resolveProjectByRepoUrl(
  * or a clone of a local repository (`importPath`) or of a git URL (`repoUrl`).
  */
 export async function createProjectForUser(
-  deps: AppDeps,
+  deps: ProjectsDeps,
   userId: string,
   input: CreateProjectInput,
 ): Promise<Project> {
+  const row = await withNewRepository(deps, input, (repo) =>
+    insertProject(deps.db, { userId, name: input.name, ...repo }),
+  );
+  deps.logger.info('project created', { projectId: row.id, userId });
+  return toProject(row);
+}
+
+/**
+ * Creates an account and its first project in one transaction: `insertOwner` writes the
+ * owner's row in `tx`, then the project's row follows. When either insert fails, neither row
+ * nor the new repository is left behind. The repository is made before the transaction, so
+ * git never runs while the transaction holds a connection.
+ */
+export async function createWithFirstProject<Owner extends { id: string }>(
+  deps: ProjectsDeps,
+  insertOwner: (tx: Db) => Promise<Owner>,
+): Promise<Owner> {
+  const name = DEFAULT_PROJECT_NAME;
+  const { owner, project } = await withNewRepository(deps, { name }, (repo) =>
+    deps.db.transaction(async (tx) => {
+      const owner = await insertOwner(tx);
+      const project = await insertProject(tx, { userId: owner.id, name, ...repo });
+      return { owner, project };
+    }),
+  );
+  deps.logger.info('project created', { projectId: project.id, userId: owner.id });
+  return owner;
+}
+
+type NewRepository = Pick<ProjectRow, 'id' | 'repoPath' | 'repoUrl' | 'defaultBranch'>;
+
+/** Makes a new project's repository, then `save`s its row; when saving fails, the repository goes. */
+async function withNewRepository<T>(
+  deps: ProjectsDeps,
+  input: CreateProjectInput,
+  save: (repo: NewRepository) => Promise<T>,
+): Promise<T> {
   const id = randomUUID();
   const dir = repositoryPath(deps.dataDir, id);
   const access = { dataDir: deps.dataDir, importRoots: deps.importRoots, network: deps.network };
@@ -99,16 +153,7 @@ export async function createProjectForUser(
   else if (input.repoUrl) repo = await cloneRepository({ repoUrl: input.repoUrl }, dir, access);
   else repo = { repoUrl: null, ...(await initRepository(dir)) };
   try {
-    const row = await insertProject(deps.db, {
-      id,
-      userId,
-      name: input.name,
-      repoPath: dir,
-      repoUrl: repo.repoUrl,
-      defaultBranch: repo.defaultBranch,
-    });
-    deps.logger.info('project created', { projectId: id, userId });
-    return toProject(row);
+    return await save({ id, repoPath: dir, ...repo });
   } catch (error) {
     await removeRepository(dir);
     throw error;
@@ -116,17 +161,26 @@ export async function createProjectForUser(
 }
 
 /** What the import dialog may offer: a local path only when the operator set import roots. */
-export function importOptions(deps: Pick<AppDeps, 'importRoots'>): ImportOptions {
+export function importOptions(deps: Pick<ProjectsDeps, 'importRoots'>): ImportOptions {
   return { localImport: deps.importRoots.length > 0 };
 }
 
-export async function renameOwnedProject(deps: AppDeps, userId: string, projectId: string, name: string) {
+export async function renameOwnedProject(
+  deps: ProjectsDeps,
+  userId: string,
+  projectId: string,
+  name: string,
+) {
   await getOwnedProject(deps, userId, projectId);
   return toProject(await renameProject(deps.db, projectId, name, new Date(deps.now())));
 }
 
 /** Deletes the project, its tasks and runs, then its runs' worktrees and its repository. The last project stays. */
-export async function deleteOwnedProject(deps: AppDeps, userId: string, projectId: string): Promise<void> {
+export async function deleteOwnedProject(
+  deps: ProjectsDeps,
+  userId: string,
+  projectId: string,
+): Promise<void> {
   const row = await getOwnedProject(deps, userId, projectId);
   if (await hasActiveRunInProject(deps.db, projectId)) {
     throw new AppError(
@@ -146,13 +200,17 @@ export async function deleteOwnedProject(deps: AppDeps, userId: string, projectI
   deps.logger.info('project deleted', { projectId, userId });
 }
 
-export async function projectTree(deps: AppDeps, userId: string, projectId: string): Promise<ProjectTree> {
+export async function projectTree(
+  deps: ProjectsDeps,
+  userId: string,
+  projectId: string,
+): Promise<ProjectTree> {
   const row = await getOwnedProject(deps, userId, projectId);
   return listTree(row.repoPath, row.defaultBranch);
 }
 
 export async function projectFile(
-  deps: AppDeps,
+  deps: ProjectsDeps,
   userId: string,
   projectId: string,
   path: string,

@@ -4,7 +4,6 @@ import { gzip } from 'node:zlib';
 import type { PipelinePhase, PipelineStatus } from '@/contracts/pipeline.js';
 import type { ListTasksQuery, TaskCard, TaskCategory, TaskPriority, TaskStatus } from '@/contracts/tasks.js';
 import type { Db } from '@/server/db/client.js';
-import type { AppDeps } from '@/server/deps.js';
 import { notFound } from '@/server/lib/errors.js';
 import { LruCache } from '@/server/lib/lru-cache.js';
 import { TurnBatch } from '@/server/lib/turn-batch.js';
@@ -118,7 +117,7 @@ async function serialise(db: Db, etag: string, query: ListTasksQuery): Promise<S
  * the list serialised once per (project, version, filters).
  */
 export async function readTaskList(
-  deps: Pick<AppDeps, 'db'>,
+  deps: { db: Db },
   userId: string,
   query: ListTasksQuery,
   ifNoneMatch: string | undefined,

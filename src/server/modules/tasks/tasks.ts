@@ -10,7 +10,6 @@ import type {
 } from '@/contracts/tasks.js';
 import { canMoveManually, MANUAL_TRANSITIONS } from '@/contracts/tasks.js';
 import type { Db } from '@/server/db/client.js';
-import type { AppDeps } from '@/server/deps.js';
 import { AppError, notFound } from '@/server/lib/errors.js';
 import { getOwnedProject } from '../projects/projects.js';
 import { POSITION_STEP, positionAt } from './positions.js';
@@ -27,6 +26,13 @@ import {
   type TaskRow,
   updateTaskRow,
 } from './tasks.repo.js';
+
+/** What the board's functions need from outside; `AppDeps` provides it. */
+export interface TasksDeps {
+  db: Db;
+  /** Milliseconds since the epoch; tests may move it. */
+  now: () => number;
+}
 
 export function toTask(row: TaskRow): Task {
   return {
@@ -47,7 +53,7 @@ export function toTask(row: TaskRow): Task {
 
 /** The user's task, or 404 TASK_NOT_FOUND whether it is missing or someone else's. */
 export async function getOwnedTask(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<TasksDeps, 'db'>,
   userId: string,
   taskId: string,
 ): Promise<TaskRow> {
@@ -57,7 +63,7 @@ export async function getOwnedTask(
 }
 
 /** Creates a task at the bottom of its column. */
-export async function createTask(deps: AppDeps, userId: string, input: CreateTaskInput): Promise<Task> {
+export async function createTask(deps: TasksDeps, userId: string, input: CreateTaskInput): Promise<Task> {
   await getOwnedProject(deps, userId, input.projectId);
   const last = await maxPosition(deps.db, input.projectId, input.status);
   const row = await insertTask(deps.db, { ...input, position: (last ?? 0) + POSITION_STEP });
@@ -65,7 +71,7 @@ export async function createTask(deps: AppDeps, userId: string, input: CreateTas
 }
 
 export async function updateTask(
-  deps: AppDeps,
+  deps: TasksDeps,
   userId: string,
   taskId: string,
   input: UpdateTaskInput,
@@ -81,7 +87,7 @@ export async function updateTask(
  * and to any place within a column. Refused moves name the allowed targets.
  */
 export async function moveTask(
-  deps: AppDeps,
+  deps: TasksDeps,
   userId: string,
   taskId: string,
   input: UpdateTaskStatusInput,
@@ -147,7 +153,7 @@ async function placeInColumn(db: Db, task: TaskRow, status: string, index: numbe
 }
 
 /** Deletes a task; its pipeline runs go with it (ON DELETE CASCADE). */
-export async function deleteTask(deps: AppDeps, userId: string, taskId: string): Promise<void> {
+export async function deleteTask(deps: TasksDeps, userId: string, taskId: string): Promise<void> {
   await getOwnedTask(deps, userId, taskId);
   // An agent call would go on streaming (and billing) for a task that no longer exists.
   if (await hasActiveRun(deps.db, taskId)) {

@@ -1,10 +1,10 @@
 import type { CardRun, TaskStatus } from '@/contracts/tasks';
-import { usePipelineRun, useRunSummary } from '../stores/pipeline-store';
+import { useRunSummary } from '../stores/pipeline-store';
 import { type RunLabel, runLabel, showsRunOnCard } from '../utils/run-labels';
 
 /**
- * What a board card shows of its task's latest run: the project stream's summary, the task's own
- * stream when its drawer is open, or else the run the board's list carried on the card.
+ * What a board card shows of its task's latest run: the project stream's latest summary of it, or
+ * else the run the board's list carried on the card.
  */
 export function useCardRun(
   taskId: string,
@@ -12,21 +12,8 @@ export function useCardRun(
   cardRun: CardRun | null,
 ): (RunLabel & { simulated: boolean }) | null {
   const summary = useRunSummary(taskId);
-  const live = usePipelineRun(taskId);
-  // The list is read again after every change of the run, so a newer run there wins over an older summary.
-  const base = summary && (!cardRun || summary.startedAt >= cardRun.startedAt) ? summary : cardRun;
-  const run = live?.streaming && (!base || base.id === live.runId) ? live : null;
-  const position = run ?? base;
-  if (!position || !showsRunOnCard(position.status, taskStatus)) return null;
-  return {
-    ...runLabel(
-      {
-        ...position,
-        subtask: run?.subtask ?? base?.subtask,
-        roundStart: run?.roundStart ?? base?.roundStart,
-      },
-      taskStatus,
-    ),
-    simulated: position.simulated,
-  };
+  // The list is read again after every move of a task, so a newer run there wins over an older summary.
+  const run = summary && (!cardRun || summary.startedAt >= cardRun.startedAt) ? summary : cardRun;
+  if (!run || !showsRunOnCard(run.status, taskStatus)) return null;
+  return { ...runLabel(run, taskStatus), simulated: run.simulated };
 }

@@ -1,14 +1,13 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { errorMessage, isApiError } from '@/web/lib/api-client';
 import { runRequestOf, useRunSettingsStore } from '@/web/lib/run-settings';
 import { approvePipeline } from '../api/approve-pipeline';
 import { cancelPipeline } from '../api/cancel-pipeline';
-import { pipelineStatusKey } from '../api/get-pipeline-status';
 import { requestChanges } from '../api/request-changes';
 import { retryPipeline } from '../api/retry-pipeline';
 import { startPipeline } from '../api/start-pipeline';
-import { useAgentLogs, usePipelineRun, usePipelineStore } from '../stores/pipeline-store';
+import { selectRun, useAgentLogs, usePipelineRun, usePipelineStore } from '../stores/pipeline-store';
+import type { PipelineRunState } from '../stores/run-state';
 
 export type PipelineAction = 'start' | 'retry' | 'cancel' | 'approve' | 'requestChanges';
 
@@ -18,6 +17,36 @@ export interface PipelineActionError {
   /** The API's error code (INVALID_API_KEY, PIPELINE_ACTIVE, MERGE_CONFLICT…), null for network errors. */
   code: string | null;
 }
+
+/** Retry: the run resumes where it stopped. */
+const retrying = (run: PipelineRunState): PipelineRunState => ({
+  ...run,
+  status: 'running',
+  phase: run.errorDetails?.failedPhase ?? run.lastActivePhase ?? run.phase,
+  errorDetails: null,
+});
+
+const cancelled = (run: PipelineRunState): PipelineRunState => ({
+  ...run,
+  status: 'cancelled',
+  phase: 'cancelled',
+  completedAt: Date.now(),
+  retryAt: null,
+});
+
+/** Request changes: the coder starts a new round at the next iteration. */
+const newRound = (run: PipelineRunState): PipelineRunState => ({
+  ...run,
+  status: 'running',
+  phase: 'coding',
+  iteration: run.iteration + 1,
+  roundStart: run.iteration + 1,
+  fixedInRound: false,
+  lastActivePhase: 'coding',
+  subtask: null,
+  errorDetails: null,
+  completedAt: null,
+});
 
 const idle: Record<PipelineAction, boolean> = {
   start: false,
@@ -31,37 +60,36 @@ const store = () => usePipelineStore.getState();
 const currentRequest = () => runRequestOf(useRunSettingsStore.getState().settings);
 
 /**
- * Seed 004 step 15: a task's run and the actions on it, each with its own loading state. Actions
+ * A task's run and the actions on it, each with its own loading state. Actions
  * resolve to whether the server accepted them; a refusal lands in `actionError`. Cancel, retry and
- * request-changes show at once and are undone if the server refuses.
+ * request-changes show at once, until the server's next event on the run; a refusal takes them back.
  */
 export function usePipeline(taskId: string) {
   const pipelineRun = usePipelineRun(taskId);
   const agentLogs = useAgentLogs(taskId);
-  const queryClient = useQueryClient();
   const [pending, setPending] = useState(idle);
   const [actionError, setActionError] = useState<PipelineActionError | null>(null);
 
   const perform = useCallback(
-    async <T>(action: PipelineAction, call: () => Promise<T>, optimistic?: () => void): Promise<T | null> => {
+    async <T>(
+      action: PipelineAction,
+      call: () => Promise<T>,
+      optimistic?: (run: PipelineRunState) => PipelineRunState,
+    ): Promise<T | null> => {
       setPending((current) => ({ ...current, [action]: true }));
       setActionError(null);
-      const saved = store().runs[taskId] ?? null;
-      const seen = store().lastEventIds[taskId];
-      optimistic?.();
+      const proposed = optimistic ? store().propose(taskId, optimistic) : null;
       try {
         return await call();
       } catch (error) {
-        // Undo the optimistic change, unless events have said what really happened since.
-        if (optimistic && store().lastEventIds[taskId] === seen) store().restoreRun(taskId, saved);
+        if (proposed) store().withdraw(taskId, proposed);
         setActionError({ action, message: errorMessage(error), code: isApiError(error) ? error.code : null });
         return null;
       } finally {
         setPending((current) => ({ ...current, [action]: false }));
-        void queryClient.invalidateQueries({ queryKey: pipelineStatusKey(taskId) });
       }
     },
-    [taskId, queryClient],
+    [taskId],
   );
 
   const start = useCallback(async () => {
@@ -72,43 +100,31 @@ export function usePipeline(taskId: string) {
   }, [taskId, perform]);
 
   const retry = useCallback(async () => {
-    const result = await perform(
-      'retry',
-      () => retryPipeline(taskId, currentRequest()),
-      () => store().retryPipeline(taskId),
-    );
-    if (result) store().retryPipeline(taskId, result.delayMs);
+    const result = await perform('retry', () => retryPipeline(taskId, currentRequest()), retrying);
+    if (result && result.delayMs > 0) store().setRetryAt(taskId, Date.now() + result.delayMs);
     return result !== null;
   }, [taskId, perform]);
 
   const cancel = useCallback(
-    async () =>
-      (await perform(
-        'cancel',
-        () => cancelPipeline(taskId),
-        () => store().cancelPipeline(taskId),
-      )) !== null,
+    async () => (await perform('cancel', () => cancelPipeline(taskId), cancelled)) !== null,
     [taskId, perform],
   );
 
   const approve = useCallback(async () => {
     const result = await perform('approve', () => approvePipeline(taskId));
-    if (result) store().markApproved(taskId, result.mergeCommit);
+    // The run's run-update says so too; this shows it while the task's stream is idle.
+    if (result && selectRun(store(), taskId)?.mergeCommit !== result.mergeCommit)
+      store().propose(taskId, (run) => ({ ...run, mergeCommit: result.mergeCommit }));
     return result !== null;
   }, [taskId, perform]);
 
   const sendChanges = useCallback(
-    async (feedback: string) => {
-      const run = store().runs[taskId];
-      const result = await perform(
+    async (feedback: string) =>
+      (await perform(
         'requestChanges',
         () => requestChanges(taskId, feedback, currentRequest()),
-        run
-          ? () => store().updatePhase(taskId, 'coding', 'running', run.iteration + 1, { runId: run.runId })
-          : undefined,
-      );
-      return result !== null;
-    },
+        newRound,
+      )) !== null,
     [taskId, perform],
   );
 

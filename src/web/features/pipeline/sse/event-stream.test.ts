@@ -1,47 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeEventSource } from '@/web/testing/fake-event-source';
 import { openEventStream, type StreamState } from './event-stream';
-
-/** Enough of EventSource for the stream: listeners, readyState, and ways to play the server. */
-class FakeEventSource extends EventTarget {
-  static all: FakeEventSource[] = [];
-  readyState = 0;
-  onopen: ((event: Event) => void) | null = null;
-  onerror: ((event: Event) => void) | null = null;
-  closed = false;
-
-  constructor(readonly url: string) {
-    super();
-    FakeEventSource.all.push(this);
-  }
-
-  close() {
-    this.closed = true;
-    this.readyState = 2;
-  }
-
-  open() {
-    this.readyState = 1;
-    this.onopen?.(new Event('open'));
-  }
-
-  /** A named server event, as EventSource dispatches it. */
-  send(type: string, data: unknown, id?: number) {
-    const event = new MessageEvent(type, {
-      data: JSON.stringify(data),
-      lastEventId: id === undefined ? '' : String(id),
-    });
-    this.dispatchEvent(event);
-    if (type === 'error') this.onerror?.(event);
-  }
-
-  /** The connection failed; `gaveUp`: the browser will not retry by itself. */
-  fail(gaveUp: boolean) {
-    this.readyState = gaveUp ? 2 : 0;
-    const event = new Event('error');
-    this.dispatchEvent(event);
-    this.onerror?.(event);
-  }
-}
 
 const latest = () => FakeEventSource.all.at(-1) as FakeEventSource;
 

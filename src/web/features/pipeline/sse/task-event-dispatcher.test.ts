@@ -1,11 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { usePipelineStore } from '../stores/pipeline-store';
+import { runEvents } from '@/web/testing/run-fixtures';
+import { selectRun, usePipelineStore } from '../stores/pipeline-store';
 import { createTaskEventDispatcher } from './task-event-dispatcher';
 
 const T = 'task-1';
 const state = () => usePipelineStore.getState();
+const e = runEvents('r', T);
 
-beforeEach(() => usePipelineStore.setState({ runs: {}, logs: {}, lastEventIds: {}, summaries: {} }));
+beforeEach(() => usePipelineStore.setState({ tasks: {}, summaries: {} }));
 
 function dispatcher() {
   let scheduled: (() => void) | null = null;
@@ -15,69 +17,51 @@ function dispatcher() {
       scheduled = null;
     };
   });
-  return { d, frame: () => scheduled?.() };
+  const send = (event: ReturnType<typeof e.log>) => d.handle(event.type, event.data, event.id);
+  return { d, send, frame: () => scheduled?.() };
 }
 
 describe('task event dispatcher', () => {
   it('buffers chunks until the next frame', () => {
-    const { d, frame } = dispatcher();
-    d.handle('agent-log', { runId: 'r', agent: 'planner', chunk: 'a', timestamp: 1 }, 1);
-    d.handle('agent-log', { runId: 'r', agent: 'planner', chunk: 'b', timestamp: 2 }, 2);
-    expect(state().logs[T]).toBeUndefined();
+    const { send, frame } = dispatcher();
+    send(e.log(1, 'planner', 'a'));
+    send(e.log(2, 'planner', 'b'));
+    expect(state().tasks[T]).toBeUndefined();
     frame();
     expect(
       state()
-        .logs[T]?.planner.map((e) => e.chunk)
+        .tasks[T]?.logs.planner.map((l) => l.chunk)
         .join(''),
     ).toBe('ab');
   });
 
   it('applies buffered chunks before any other event, so ids stay in order', () => {
-    const { d } = dispatcher();
-    d.handle('agent-log', { runId: 'r', agent: 'planner', chunk: 'plan', timestamp: 1 }, 1);
-    d.handle(
-      'phase-change',
-      { runId: 'r', phase: 'coding', status: 'running', iteration: 0, timestamp: 2 },
-      2,
-    );
-    expect(state().logs[T]?.planner).toHaveLength(1);
-    expect(state().runs[T]?.phase).toBe('coding');
+    const { send } = dispatcher();
+    send(e.log(1, 'planner', 'plan'));
+    send(e.phase(2, 'coding'));
+    expect(state().tasks[T]?.logs.planner).toHaveLength(1);
+    expect(selectRun(state(), T)?.phase).toBe('coding');
   });
 
   it('a replay of events already applied changes nothing', () => {
-    const { d, frame } = dispatcher();
-    const events: [string, unknown, number][] = [
-      ['phase-change', { runId: 'r', phase: 'planning', status: 'running', iteration: 0, timestamp: 1 }, 1],
-      ['agent-log', { runId: 'r', agent: 'planner', chunk: 'x', timestamp: 2 }, 2],
-      ['usage', { runId: 'r', total: { inputTokens: 5, outputTokens: 6, costUsd: 0 }, timestamp: 3 }, 3],
-      ['phase-change', { runId: 'r', phase: 'coding', status: 'running', iteration: 0, timestamp: 4 }, 4],
+    const { send, frame } = dispatcher();
+    const events = [
+      e.phase(1, 'planning'),
+      e.log(2, 'planner', 'x'),
+      e.update(3, { id: 'r' }),
+      e.phase(4, 'coding'),
     ];
-    for (const event of events) d.handle(...event);
+    for (const event of events) send(event);
     frame();
-    const before = state();
-    for (const event of events) d.handle(...event);
+    const before = state().tasks[T];
+    for (const event of events) send(event);
     frame();
-    expect(state().logs[T]).toBe(before.logs[T]);
-    expect(state().runs[T]).toBe(before.runs[T]);
-    expect(state().runs[T]?.usage.outputTokens).toBe(6);
+    expect(state().tasks[T]).toBe(before);
   });
 
-  it('sends a pipeline error to the store as the run’s error', () => {
-    const { d } = dispatcher();
-    d.handle(
-      'error',
-      {
-        runId: 'r',
-        type: 'api_error',
-        message: 'Rate limited',
-        statusCode: 429,
-        retryable: true,
-        retryCount: 0,
-        maxRetries: 3,
-        timestamp: 1,
-      },
-      5,
-    );
-    expect(state().runs[T]).toMatchObject({ status: 'paused', errorDetails: { message: 'Rate limited' } });
+  it('takes the run’s summary from run-update', () => {
+    const { send } = dispatcher();
+    send(e.update(1, { id: 'r', phase: 'reviewing', branch: 'autocoder/x', headCommit: 'c3' }));
+    expect(selectRun(state(), T)).toMatchObject({ runId: 'r', phase: 'reviewing', headCommit: 'c3' });
   });
 });

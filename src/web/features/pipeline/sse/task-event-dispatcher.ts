@@ -1,17 +1,12 @@
-import type {
-  AgentLogData,
-  ErrorEventData,
-  PhaseChangeData,
-  PipelineCompleteData,
-  UsageData,
-} from '@/contracts/pipeline';
+import type { PipelineEvent } from '@/contracts/pipeline';
 import { usePipelineStore } from '../stores/pipeline-store';
-import type { LogAppend } from '../stores/run-state';
+import type { TaskEvent } from '../stores/run-reducer';
 
 /** The named events of a task's stream (GET /api/sse/:taskId); `timeout` is the stream's own. */
 export const TASK_STREAM_EVENTS = [
   'agent-log',
   'phase-change',
+  'run-update',
   'task-status',
   'error',
   'pipeline-complete',
@@ -28,87 +23,34 @@ export interface TaskEventDispatcher {
 type Store = ReturnType<typeof usePipelineStore.getState>;
 
 /**
- * Sends a task's events to the pipeline store. Log chunks arrive by the hundred (a reload replays a
- * whole run at once), so they are buffered and applied together once per frame; any other event
- * applies the buffer first, so the store sees events in their order.
+ * Sends a task's events to the pipeline store, in the order they came. Log chunks arrive by the
+ * hundred (a reload replays a whole run at once), so they are buffered and applied together once
+ * per frame; any other event is applied at once, after what is buffered.
  */
 export function createTaskEventDispatcher(
   taskId: string,
   store: () => Store = usePipelineStore.getState,
   schedule: (flush: () => void) => () => void = scheduleFrame,
 ): TaskEventDispatcher {
-  let buffer: LogAppend[] = [];
+  let buffer: TaskEvent[] = [];
   let cancelScheduled: (() => void) | null = null;
 
   const flush = () => {
     cancelScheduled?.();
     cancelScheduled = null;
     if (buffer.length === 0) return;
-    const entries = buffer;
+    const events = buffer;
     buffer = [];
-    store().appendLogs(taskId, entries);
+    store().applyEvents(taskId, events);
   };
 
   const handle = (type: string, data: unknown, id: number | null) => {
-    const meta = { id: id ?? undefined };
-    if (type === 'agent-log') {
-      const log = data as AgentLogData;
-      buffer.push({
-        agent: log.agent,
-        chunk: log.chunk,
-        timestamp: log.timestamp,
-        runId: log.runId,
-        id: id ?? 0,
-      });
-      cancelScheduled ??= schedule(flush);
-      return;
-    }
-    flush();
-    const actions = store();
-    switch (type) {
-      case 'phase-change': {
-        const change = data as PhaseChangeData;
-        actions.updatePhase(taskId, change.phase, change.status, change.iteration, {
-          ...meta,
-          runId: change.runId,
-          subtask: change.subtask,
-          timestamp: change.timestamp,
-        });
-        return;
-      }
-      case 'error': {
-        const { runId, ...details } = data as ErrorEventData;
-        actions.setError(taskId, details, { ...meta, runId });
-        return;
-      }
-      case 'usage': {
-        const usage = data as UsageData;
-        actions.setUsage(taskId, usage.total, { ...meta, runId: usage.runId });
-        return;
-      }
-      case 'pipeline-complete': {
-        const complete = data as PipelineCompleteData;
-        actions.setComplete(taskId, complete.result, {
-          ...meta,
-          runId: complete.runId,
-          fileChanges: complete.fileChanges,
-          reviewFindings: complete.reviewFindings,
-        });
-        return;
-      }
-      default:
-        // task-status: the board's own subscription moves the card; here it only counts as seen.
-        if (id !== null) actions.markSeen(taskId, id);
-    }
+    buffer.push({ type, data, id } as PipelineEvent & { id: number | null });
+    if (type === 'agent-log') cancelScheduled ??= schedule(flush);
+    else flush();
   };
 
-  return {
-    handle,
-    flush,
-    dispose: () => {
-      flush();
-    },
-  };
+  return { handle, flush, dispose: flush };
 }
 
 function scheduleFrame(callback: () => void): () => void {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { usePipelineStore } from '../stores/pipeline-store';
+import { selectRun, usePipelineStore } from '../stores/pipeline-store';
 import { type EventStream, openEventStream, type StreamState } from './event-stream';
 import { createTaskEventDispatcher, TASK_STREAM_EVENTS } from './task-event-dispatcher';
 
@@ -18,12 +18,12 @@ export interface UseSSEReturn {
 }
 
 const isActive = (taskId: string) => {
-  const status = usePipelineStore.getState().runs[taskId]?.status;
+  const status = selectRun(usePipelineStore.getState(), taskId)?.status;
   return status === 'running' || status === 'paused';
 };
 
 /**
- * Seed 004 step 14: a task's live pipeline events into the pipeline store. A first connection
+ * A task's live pipeline events into the pipeline store. A first connection
  * replays the latest run from its start (so a reload shows the whole log); a reconnection resumes
  * after the last event applied.
  */
@@ -38,11 +38,11 @@ export function useSSE({ taskId, enabled = true }: UseSSEOptions): UseSSEReturn 
       return;
     }
     const dispatcher = createTaskEventDispatcher(taskId);
-    const known = usePipelineStore.getState().lastEventIds[taskId];
+    const known = usePipelineStore.getState().tasks[taskId]?.seq || null;
     const stream = openEventStream({
       url: `/api/sse/${encodeURIComponent(taskId)}`,
       events: TASK_STREAM_EVENTS,
-      initialLastEventId: known ?? null,
+      initialLastEventId: known,
       onMessage: dispatcher.handle,
       onStateChange: (next, message) => {
         setState(next);
@@ -55,13 +55,11 @@ export function useSSE({ taskId, enabled = true }: UseSSEOptions): UseSSEReturn 
       stream.close();
       dispatcher.dispose();
       streamRef.current = null;
-      // Events stop here: from now on a fetched copy of the run is as current as the store.
-      usePipelineStore.getState().setStreaming(taskId, false);
     };
   }, [taskId, enabled]);
 
   // Gone idle after the server's timeout while nothing ran; a run that starts again needs the stream.
-  const status = usePipelineStore((store) => (taskId ? store.runs[taskId]?.status : undefined));
+  const status = usePipelineStore((store) => (taskId ? selectRun(store, taskId)?.status : undefined));
   useEffect(() => {
     if (state === 'idle' && (status === 'running' || status === 'paused')) streamRef.current?.reconnect();
   }, [state, status]);

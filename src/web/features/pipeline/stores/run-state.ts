@@ -5,6 +5,7 @@ import {
   type ErrorDetails,
   type FileChanges,
   type PipelinePhase,
+  type PipelineRunDetail,
   type PipelineRunSummary,
   type PipelineStatus,
   type ProviderId,
@@ -14,7 +15,7 @@ import {
 } from '@/contracts/pipeline';
 
 export interface LogEntry {
-  /** The event's id in the task's stream: replays of it are recognised and dropped. */
+  /** The event's id in the task's stream. */
   id: number;
   chunk: string;
   timestamp: number;
@@ -22,13 +23,25 @@ export interface LogEntry {
 
 export type AgentLogsState = Record<AgentType, LogEntry[]>;
 
+/** A run's agent output, and which run it is of. */
+export interface RunLogs extends AgentLogsState {
+  runId: string | null;
+}
+
 export interface SubtaskProgress {
   index: number;
   total: number;
-  title: string;
+  /** Known from the phase-change that entered the subtask. */
+  title?: string | undefined;
 }
 
-/** The client's mirror of a task's latest run: fetched once, then kept current by its events. */
+/** Where a run's products (subtasks, files, findings) were read at: what the server had then. */
+export interface ProductsMark {
+  headCommit: string | null;
+  reviewScore: number | null;
+}
+
+/** A task's latest run as its events (and the one fetch that seeds it) describe it. */
 export interface PipelineRunState {
   runId: string;
   phase: PipelinePhase;
@@ -41,6 +54,8 @@ export interface PipelineRunState {
   /** Where agents last worked: where a paused, failed or cancelled run stopped. */
   lastActivePhase: ActivePhase | null;
   subtask: SubtaskProgress | null;
+  /** How many subtasks the plan has, as far as events told (0 before coding). */
+  subtaskTotal: number;
   errorDetails: ErrorDetails | null;
   usage: TokenUsage & { costUsd: number };
   provider: ProviderId | null;
@@ -48,33 +63,27 @@ export interface PipelineRunState {
   branch: string | null;
   baseCommit: string | null;
   headCommit: string | null;
+  reviewScore: number | null;
   subtasks: Subtask[];
   fileChanges: FileChanges['files'];
   reviewFindings: ReviewResult | null;
+  /** What the products above are current with; null: never read. */
+  productsOf: ProductsMark | null;
   /** Epoch ms. */
   startedAt: number;
   completedAt: number | null;
   mergeCommit: string | null;
   /** When a retry's backoff ends (epoch ms), for the countdown. */
   retryAt: number | null;
-  /** True while the task's stream is attached and has applied events: then it, not a fetched copy, is current. */
-  streaming: boolean;
 }
 
-/** Which run an event belongs to, and its id in the task's stream (absent for optimistic updates). */
-export interface EventMeta {
-  runId: string;
-  id?: number | undefined;
-}
+export const emptyLogs = (runId: string | null = null): RunLogs => ({
+  runId,
+  planner: [],
+  coder: [],
+  reviewer: [],
+});
 
-export interface LogAppend extends EventMeta {
-  agent: AgentType;
-  chunk: string;
-  timestamp: number;
-  id: number;
-}
-
-export const emptyLogs = (): AgentLogsState => ({ planner: [], coder: [], reviewer: [] });
 export const isActivePhase = (phase: PipelinePhase): phase is ActivePhase =>
   (ACTIVE_PHASES as readonly string[]).includes(phase);
 
@@ -88,6 +97,7 @@ export function newRunState(runId: string, startedAt: number, provider: Provider
     fixedInRound: false,
     lastActivePhase: null,
     subtask: null,
+    subtaskTotal: 0,
     errorDetails: null,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     provider,
@@ -95,59 +105,86 @@ export function newRunState(runId: string, startedAt: number, provider: Provider
     branch: null,
     baseCommit: null,
     headCommit: null,
+    reviewScore: null,
     subtasks: [],
     fileChanges: [],
     reviewFindings: null,
+    productsOf: null,
     startedAt,
     completedAt: null,
     mergeCommit: null,
     retryAt: null,
-    streaming: false,
   } satisfies PipelineRunState;
 }
 
 export const time = (iso: string | null) => (iso ? Date.parse(iso) : null);
 
-function fromSummary(summary: PipelineRunSummary) {
+/** The run as a `run-update` (or the fetched copy) says it stands: the server's own record of it. */
+export function withSummary(run: PipelineRunState, summary: PipelineRunSummary): PipelineRunState {
+  const subtask = summary.subtask
+    ? {
+        ...summary.subtask,
+        title:
+          run.subtask?.index === summary.subtask.index
+            ? run.subtask.title
+            : run.subtasks[summary.subtask.index - 1]?.title,
+      }
+    : null;
+  const running = summary.status === 'running';
   return {
+    ...run,
     phase: summary.phase,
     status: summary.status,
     iteration: summary.iteration,
+    roundStart: summary.roundStart,
+    fixedInRound:
+      summary.roundStart !== run.roundStart
+        ? summary.phase === 'fixing'
+        : run.fixedInRound || summary.phase === 'fixing',
+    lastActivePhase: isActivePhase(summary.phase)
+      ? summary.phase
+      : (run.lastActivePhase ?? summary.errorDetails?.failedPhase ?? null),
+    subtask,
+    subtaskTotal: Math.max(run.subtaskTotal, summary.subtask?.total ?? 0),
     errorDetails: summary.errorDetails,
-    usage: summary.usage,
+    // Usage only grows; an event may have told of a call the run's row does not hold yet.
+    usage: summary.usage.outputTokens >= run.usage.outputTokens ? summary.usage : run.usage,
     provider: summary.provider,
     simulated: summary.simulated,
     branch: summary.branch,
     baseCommit: summary.baseCommit,
     headCommit: summary.headCommit,
     mergeCommit: summary.mergeCommit,
-    startedAt: time(summary.startedAt) ?? Date.now(),
+    reviewScore: summary.reviewScore,
+    startedAt: time(summary.startedAt) ?? run.startedAt,
     completedAt: time(summary.completedAt),
+    retryAt: running ? run.retryAt : null,
   };
 }
 
-/** Where a run stands by what the server last said of it, for a run whose events are not being applied. */
-export function withSnapshot(run: PipelineRunState, summary: PipelineRunSummary): PipelineRunState {
-  const snapshot = fromSummary(summary);
-  if (run.streaming) {
-    // The stream is current on phase and status; the snapshot adds what events do not carry.
-    return {
-      ...run,
-      provider: snapshot.provider,
-      simulated: snapshot.simulated,
-      branch: snapshot.branch ?? run.branch,
-      baseCommit: snapshot.baseCommit ?? run.baseCommit,
-      headCommit: snapshot.headCommit ?? run.headCommit,
-      mergeCommit: snapshot.mergeCommit ?? run.mergeCommit,
-      usage: snapshot.usage.outputTokens > run.usage.outputTokens ? snapshot.usage : run.usage,
-      startedAt: snapshot.startedAt,
-    };
-  }
+/** The products of a fetched copy of the run (what events do not carry), and what they are current with. */
+export function withProducts(run: PipelineRunState, detail: PipelineRunDetail): PipelineRunState {
   return {
     ...run,
-    ...snapshot,
-    lastActivePhase: isActivePhase(snapshot.phase) ? snapshot.phase : run.lastActivePhase,
-    fixedInRound: run.fixedInRound || snapshot.phase === 'fixing',
-    subtask: snapshot.phase === 'coding' ? run.subtask : null,
+    subtasks: detail.subtasks.length > 0 ? detail.subtasks : run.subtasks,
+    subtaskTotal: Math.max(run.subtaskTotal, detail.subtasks.length),
+    fileChanges: detail.fileChanges.files,
+    reviewFindings: detail.reviewFindings,
+    productsOf: { headCommit: detail.headCommit, reviewScore: detail.reviewScore },
   };
+}
+
+/**
+ * What the run has produced that the store has not read yet, as a key (null: nothing): the plan
+ * once coding starts, the files after each commit, the findings after each review. The products
+ * are not in the events, so they are read when the events say there are new ones.
+ */
+export function productsWanted(run: PipelineRunState | null): string | null {
+  if (!run) return null;
+  const mark = run.productsOf ?? { headCommit: null, reviewScore: null };
+  const plan = run.subtaskTotal > run.subtasks.length;
+  const files = run.headCommit !== null && run.headCommit !== mark.headCommit;
+  const review = run.reviewScore !== null && run.reviewScore !== mark.reviewScore;
+  if (!plan && !files && !review) return null;
+  return `${run.runId}:${run.subtaskTotal}:${run.headCommit}:${run.reviewScore}`;
 }

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { passingReview, plan, runDetail, runEvents } from '@/web/testing/run-fixtures';
+import { emptyTaskRun, propose, reduceEvents, seedRun, type TaskRun, viewOf, withdraw } from './run-reducer';
+import { newRunState, productsWanted } from './run-state';
+
+const e = runEvents('run-1');
+const reduce = (...events: Parameters<typeof reduceEvents>[1]) => reduceEvents(emptyTaskRun(), events);
+
+describe('a task’s run, reduced from its stream', () => {
+  it('follows the run’s summary and phase changes, with the subtask being coded', () => {
+    const task = reduce(
+      e.update(1, { phase: 'planning' }),
+      e.phase(2, 'planning'),
+      e.update(3, { phase: 'coding', subtask: { index: 2, total: 3 }, headCommit: 'c1' }),
+      e.phase(4, 'coding', 'running', 0, { index: 2, total: 3, title: 'Two' }),
+    );
+    expect(viewOf(task)).toMatchObject({
+      runId: 'run-1',
+      phase: 'coding',
+      subtask: { index: 2, total: 3, title: 'Two' },
+      subtaskTotal: 3,
+      headCommit: 'c1',
+      lastActivePhase: 'coding',
+    });
+    expect(task.seq).toBe(4);
+  });
+
+  it('applies each event once: a replay or an older id changes nothing', () => {
+    const events = [e.phase(1, 'planning'), e.log(2, 'planner', 'plan'), e.phase(3, 'coding')];
+    const once = reduce(...events);
+    expect(reduceEvents(once, events)).toBe(once);
+    expect(reduceEvents(once, [e.phase(2, 'planning')])).toBe(once);
+    expect(viewOf(once)?.phase).toBe('coding');
+    expect(once.logs.planner.map((l) => l.chunk)).toEqual(['plan']);
+  });
+
+  it('a request for changes (a summary with a later round) begins a new round', () => {
+    const task = reduce(
+      e.phase(1, 'fixing', 'running', 1),
+      e.update(2, { phase: 'completed', status: 'passed', iteration: 1 }),
+      e.update(3, { phase: 'coding', iteration: 2, roundStart: 2 }),
+    );
+    expect(viewOf(task)).toMatchObject({ roundStart: 2, fixedInRound: false, status: 'running' });
+  });
+
+  it('pauses on a retryable error and fails on one that is not', () => {
+    const paused = reduce(e.error(1));
+    expect(viewOf(paused)).toMatchObject({ status: 'paused', lastActivePhase: 'coding' });
+    const failed = reduceEvents(paused, [e.error(2, { retryable: false })]);
+    expect(viewOf(failed)).toMatchObject({ status: 'failed', phase: 'failed' });
+  });
+
+  it('keeps the outcome, files and findings of the run’s end', () => {
+    const task = reduce(e.update(1, { headCommit: 'c2' }), e.complete(2, 'passed'));
+    expect(viewOf(task)).toMatchObject({
+      status: 'passed',
+      phase: 'completed',
+      reviewFindings: { score: 92 },
+    });
+    expect(viewOf(task)?.fileChanges).toHaveLength(1);
+    expect(productsWanted(task.confirmed)).toBeNull();
+  });
+
+  it('starts afresh, logs included, on an event of another run, and ignores the old run’s late events', () => {
+    const old = reduce(e.log(1, 'planner', 'old'), e.phase(2, 'failed', 'failed'));
+    const next = runEvents('run-2');
+    const task = reduceEvents(old, [next.phase(3, 'planning'), e.phase(4, 'coding')]);
+    expect(viewOf(task)).toMatchObject({ runId: 'run-2', phase: 'planning' });
+    expect(task.logs).toMatchObject({ runId: 'run-2', planner: [] });
+    expect(task.seq).toBe(4);
+  });
+
+  it('appends a replay’s thousands of chunks in one pass', () => {
+    const chunks = Array.from({ length: 5000 }, (_, i) => e.log(i + 1, 'coder', 'x'));
+    const task = reduce(...chunks);
+    expect(task.logs.coder).toHaveLength(5000);
+    expect(reduceEvents(task, [e.log(5001, 'coder', 'y')]).logs.coder).toHaveLength(5001);
+    expect(task.logs.coder).toHaveLength(5000);
+  });
+});
+
+describe('optimistic changes', () => {
+  const running = (): TaskRun => reduce(e.update(1, { phase: 'coding' }));
+
+  it('show until the server’s next event on the run, which supersedes them', () => {
+    const base = running();
+    const proposed = { ...viewOf(base)!, status: 'cancelled' as const, phase: 'cancelled' as const };
+    const shown = propose(base, proposed);
+    expect(viewOf(shown)?.status).toBe('cancelled');
+    // A log chunk says nothing of the run's state.
+    expect(viewOf(reduceEvents(shown, [e.log(2, 'coder', 'x')]))?.status).toBe('cancelled');
+    const answered = reduceEvents(shown, [e.update(3, { phase: 'reviewing' })]);
+    expect(answered.pending).toBeNull();
+    expect(viewOf(answered)?.phase).toBe('reviewing');
+  });
+
+  it('are taken back when refused, unless events already replaced them', () => {
+    const base = running();
+    const proposed = { ...viewOf(base)!, status: 'cancelled' as const };
+    expect(viewOf(withdraw(propose(base, proposed), proposed))?.status).toBe('running');
+    const superseded = reduceEvents(propose(base, proposed), [e.update(2, { status: 'paused' })]);
+    expect(withdraw(superseded, proposed)).toBe(superseded);
+  });
+
+  it('a started run not heard of yet stays shown through the old run’s late events', () => {
+    const ended = reduce(e.update(1, { status: 'failed', phase: 'failed' }));
+    const started = propose(ended, newRunState('run-2', 5_000, 'simulator'));
+    const late = reduceEvents(started, [e.update(2, { status: 'failed', phase: 'failed' })]);
+    expect(viewOf(late)).toMatchObject({ runId: 'run-2', status: 'running', simulated: true });
+    const heard = reduceEvents(late, [runEvents('run-2').update(3, { id: 'run-2', phase: 'planning' })]);
+    expect(heard.pending).toBeNull();
+    expect(viewOf(heard)?.runId).toBe('run-2');
+  });
+});
+
+describe('the fetched copy', () => {
+  it('seeds a run no event has told of, with its products', () => {
+    const task = seedRun(emptyTaskRun(), runDetail({ phase: 'coding', subtasks: plan, headCommit: 'c1' }));
+    expect(viewOf(task)).toMatchObject({ runId: 'run-1', phase: 'coding', subtasks: plan, headCommit: 'c1' });
+    expect(productsWanted(task.confirmed)).toBeNull();
+  });
+
+  it('brings products but never overrules the events on where the run stands', () => {
+    const streamed = reduce(e.update(9, { phase: 'reviewing', headCommit: 'c2' }));
+    const task = seedRun(streamed, runDetail({ phase: 'coding', subtasks: plan, headCommit: 'c2' }));
+    expect(viewOf(task)).toMatchObject({ phase: 'reviewing', subtasks: plan });
+  });
+
+  it('is wanted again only when events tell of a new product: the plan, a commit, a review', () => {
+    const seeded = seedRun(emptyTaskRun(), runDetail({ phase: 'planning' }));
+    expect(productsWanted(seeded.confirmed)).toBeNull();
+    const coding = reduceEvents(seeded, [e.update(1, { phase: 'coding', subtask: { index: 1, total: 2 } })]);
+    expect(productsWanted(coding.confirmed)).not.toBeNull();
+    const read = seedRun(coding, runDetail({ phase: 'coding', subtasks: plan }));
+    expect(productsWanted(read.confirmed)).toBeNull();
+    const committed = reduceEvents(read, [e.update(2, { phase: 'coding', headCommit: 'c1' })]);
+    expect(productsWanted(committed.confirmed)).not.toBeNull();
+    const reviewed = seedRun(committed, runDetail({ subtasks: plan, headCommit: 'c1' }));
+    const scored = reduceEvents(reviewed, [
+      e.update(3, { phase: 'fixing', headCommit: 'c1', reviewScore: 40 }),
+    ]);
+    expect(productsWanted(scored.confirmed)).not.toBeNull();
+  });
+
+  it('of an older run does not replace a newer one the stream started', () => {
+    const streamed = reduce(
+      runEvents('run-2').update(1, { id: 'run-2', startedAt: new Date(9_000).toISOString() }),
+    );
+    expect(viewOf(seedRun(streamed, runDetail()))?.runId).toBe('run-2');
+  });
+
+  it('taken while the run went on does not replace the products of its end', () => {
+    const ended = reduce(e.complete(1, 'passed'));
+    const task = seedRun(ended, runDetail({ status: 'running', reviewFindings: null }));
+    expect(viewOf(task)?.reviewFindings).toEqual(passingReview);
+  });
+});
