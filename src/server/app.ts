@@ -14,8 +14,10 @@ import { checkOrigin, requireSession } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { coordinationRoutes } from './modules/coordination/coordination.routes.js';
+import { locksForGraph } from './modules/coordination/lock-overlay.js';
 import { tokenRoutes } from './modules/coordination/tokens.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
+import { graphRoutes } from './modules/graph/graph.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { diffRoutes } from './modules/pipeline/diff.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
@@ -103,6 +105,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
           replayStart: (taskId) => taskReplayStart(deps, taskId),
         }),
       ],
+      ['/graph', graphRoutes(deps, locksForGraph(deps.coordination.locks, deps.now))],
     ]),
   );
 
