@@ -14,9 +14,11 @@ import { checkOrigin, requireSession } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { coordinationRoutes } from './modules/coordination/coordination.routes.js';
+import { locksForGraph } from './modules/coordination/lock-overlay.js';
 import { tokenRoutes } from './modules/coordination/tokens.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.js';
+import { graphRoutes } from './modules/graph/graph.routes.js';
 import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { diffRoutes } from './modules/pipeline/diff.routes.js';
@@ -105,6 +107,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
           replayStart: (taskId) => taskReplayStart(deps, taskId),
         }),
       ],
+      ['/graph', graphRoutes(deps, locksForGraph(deps.coordination.locks, deps.now))],
     ]),
   );
 

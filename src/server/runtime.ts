@@ -6,18 +6,21 @@ import type { Logger } from './lib/logger.js';
 import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import { liveSessionIds } from './modules/auth/auth.repo.js';
+import { graphNeighbourSource } from './modules/coordination/graph-neighbours.js';
 import type { LockStore } from './modules/coordination/lock-store.js';
 import { startLockSweeper } from './modules/coordination/lock-sweeper.js';
 import { createMemoryLockStore } from './modules/coordination/memory-lock-store.js';
-import { type NeighbourSource, noNeighbours } from './modules/coordination/neighbours.js';
+import type { NeighbourSource } from './modules/coordination/neighbours.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
 import { SseHub } from './modules/events/sse-hub.js';
+import { GraphService } from './modules/graph/graph-service.js';
 import { createProvider } from './modules/llm/providers.js';
 import { startSimulator } from './modules/llm/simulator/server.js';
 import { Orchestrator } from './modules/pipeline/orchestrator.js';
 import type { ProviderDefaults } from './modules/pipeline/provider-resolution.js';
+import { findProjectRepoPath } from './modules/projects/projects.repo.js';
 
 export interface RuntimeOptions {
   database: Database;
@@ -50,7 +53,7 @@ export interface RuntimeOptions {
   lockStore?: LockStore;
   /** LOCK_TTL_SECONDS in milliseconds (default 300 s). */
   lockTtlMs?: number;
-  /** Import-graph neighbours for the coordination rules; none until a graph is wired in. */
+  /** Import-graph neighbours for the coordination rules; default: the graph module's, of the branch head. */
   neighbours?: NeighbourSource;
 }
 
@@ -107,6 +110,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const locks = options.lockStore ?? createMemoryLockStore();
   const stopLockSweeper = startLockSweeper({ locks, events, logger: options.logger, now: options.now });
+  const graphs = new GraphService({ dataDir: options.dataDir, logger: options.logger });
   const deps: AppDeps = {
     db: options.database.db,
     dbKind: options.database.kind,
@@ -122,12 +126,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     version: options.version,
     events,
     orchestrator,
+    graphs,
     sse,
     sseHub,
     shutdown: shutdown.signal,
     coordination: {
       locks,
-      neighbours: options.neighbours ?? noNeighbours,
+      neighbours:
+        options.neighbours ??
+        graphNeighbourSource(
+          graphs,
+          (projectId) => findProjectRepoPath(options.database.db, projectId),
+          options.logger,
+        ),
       lockTtlMs: options.lockTtlMs ?? 300_000,
     },
   };
@@ -138,6 +149,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       shutdown.abort();
       stopLockSweeper();
       sseHub.close();
+      graphs.close();
       await orchestrator.shutdown();
       await events.close();
       await simulator?.close();
