@@ -162,6 +162,8 @@ export interface LockActivityData {
   status: LockStatus | 'OPEN';
   message: string;
   timestamp: number;
+  /** Set when the agent is one of AutoCoder's pipeline runs: the task it works on. */
+  taskId?: string;
 }
 
 /** Locks the minute's clean-up deleted because their holder stopped posting. */
