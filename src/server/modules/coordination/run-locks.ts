@@ -51,7 +51,8 @@ export function oneSentence(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const end = flat.search(/[.!?](\s|$)/);
   const sentence = end >= 0 ? flat.slice(0, end + 1) : flat;
-  const bounded = sentence.length > MAX_MESSAGE_CHARS ? `${sentence.slice(0, MAX_MESSAGE_CHARS - 1)}…` : sentence;
+  const bounded =
+    sentence.length > MAX_MESSAGE_CHARS ? `${sentence.slice(0, MAX_MESSAGE_CHARS - 1)}…` : sentence;
   return bounded || 'Pipeline run writes its changes.';
 }
 
@@ -89,7 +90,14 @@ export class RunLocks {
         now,
         ttlMs: RUN_LOCK_TTL_MS,
       });
-      const activity = { branch: scope.branch, agent: holderOf(run), files, message, timestamp: now, taskId: run.taskId };
+      const activity = {
+        branch: scope.branch,
+        agent: holderOf(run),
+        files,
+        message,
+        timestamp: now,
+        taskId: run.taskId,
+      };
       if (result.ok) {
         await this.record(run.projectId, { type: 'lock-taken', data: { ...activity, status: 'WRITING' } });
         // Cancelled while the locks were being taken: the cancel's release may have run before them.

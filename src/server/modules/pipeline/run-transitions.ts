@@ -11,8 +11,8 @@ import type {
 import { RUN_TRANSITIONS, type RunCursor, type RunTransition } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import type { FeedbackEntry } from '@/server/db/schema.js';
-import { taskStream } from '../events/bus.js';
 import type { RunLocks } from '../coordination/run-locks.js';
+import { taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
 import { RunEvents } from './run-events.js';
 import { insertRun, type RunPatch, type RunRow, updateRun } from './runs.repo.js';
