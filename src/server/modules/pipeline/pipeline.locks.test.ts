@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckStatusResponse, PostStatusResponse } from '@/contracts/coordination.js';
+import type {
+  CheckStatusResponse,
+  PostStatusResponse,
+  ProjectLocksResponse,
+} from '@/contracts/coordination.js';
 import type { StoredEvent } from '@/contracts/pipeline.js';
 import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
 import {
@@ -127,6 +131,18 @@ describe('our pipeline obeys the locks', () => {
       expect(seen.locks[file]).toMatchObject({ user: passed.runId, user_name: 'Add greeting helper' });
       expect(seen.locks[file]?.message).toMatch(/^Create src\/add-greeting-helper\.ts|Handle lists/);
       expect((await alice.post([file], 'WRITING', 'Alice tries again.')).orchestration.action).toBe('WAIT');
+      // The board starts its lock badges from the project's live locks: the run's name its task.
+      const listed = await setup.client.get<ProjectLocksResponse>(`/api/projects/${setup.projectId}/locks`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.locks).toContainEqual(
+        expect.objectContaining({
+          path: file,
+          taskId: setup.taskId,
+          agent: { id: passed.runId, name: 'Add greeting helper' },
+        }),
+      );
+      const stranger = await newTask(t, { title: 'Something else' });
+      expect((await stranger.client.get(`/api/projects/${setup.projectId}/locks`)).status).toBe(404);
 
       expect((await post(setup.client, `/api/pipeline/${setup.taskId}/approve`)).status).toBe(200);
       expect((await alice.check([file])).status).toBe('OK');
