@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LockActivityData } from '@/contracts/coordination';
+import type { LockActivityData, ProjectLock } from '@/contracts/coordination';
 import type { TaskCard } from '@/contracts/tasks';
 import { MAX_FEED_ENTRIES } from '@/web/features/activity/stores/activity-reducer';
 import { useActivityStore } from '@/web/features/activity/stores/activity-store';
@@ -37,7 +37,11 @@ const activity = (over: Partial<LockActivityData> = {}): LockActivityData => ({
   ...over,
 });
 
+/** GET /api/projects/:id/locks as the server answers it when the board opens. */
+let locks: ProjectLock[];
+
 beforeEach(() => {
+  locks = [];
   usePipelineStore.setState({ tasks: {}, summaries: {} });
   useActivityStore.setState({ projectId: null, activity: { entries: [], held: {}, seen: 0 } });
   FakeEventSource.all = [];
@@ -46,7 +50,10 @@ beforeEach(() => {
     card('t-idea', 'Write the README', 'backlog'),
     card('t-building', 'Export a farewell', 'building'),
   ];
-  stubFetch({ 'GET /api/tasks': () => ({ tasks }) });
+  stubFetch({
+    'GET /api/tasks': () => ({ tasks }),
+    [`GET /api/projects/${P}/locks`]: () => ({ branch: 'main', locks }),
+  });
 });
 
 afterEach(() => {
@@ -160,5 +167,39 @@ describe('the activity feed and lock badges', () => {
       );
     });
     await waitFor(() => expect(within(cardOf('t-building')).queryByTestId('task-lock-badge')).toBeNull());
+  });
+
+  it('starts the badges from the locks held when the board opens, then follows the stream', async () => {
+    locks = [
+      {
+        path: 'src/x.ts',
+        status: 'WRITING',
+        agent: run,
+        message: 'Create src/x.ts.',
+        timestamp: 1,
+        taskId: 't-building',
+      },
+      {
+        path: 'docs/x.md',
+        status: 'WRITING',
+        agent: run,
+        message: 'Document x.',
+        timestamp: 2,
+        taskId: 't-building',
+      },
+      { path: 'src/y.ts', status: 'WRITING', agent: alice, message: 'Alice edits y.', timestamp: 3 },
+    ];
+    const stream = await openBoard();
+    await waitFor(() =>
+      expect(within(cardOf('t-building')).getByTestId('task-lock-badge').textContent).toBe('2'),
+    );
+    act(() => {
+      stream.send(
+        'lock-released',
+        activity({ agent: run, status: 'OPEN', files: ['docs/x.md'], taskId: 't-building' }),
+        40,
+      );
+    });
+    expect(within(cardOf('t-building')).getByTestId('task-lock-badge').textContent).toBe('1');
   });
 });

@@ -1,3 +1,4 @@
+import { useProjectLocks } from '../api/get-project-locks';
 import type { ActivityEntry } from '../stores/activity-reducer';
 import { useActivityEntries } from '../stores/activity-store';
 
@@ -43,9 +44,11 @@ function FeedEntry({ entry }: { entry: ActivityEntry }) {
 
 /**
  * The project's live activity: every lock taken, refused, released and expired, with each agent's
- * message, newest first, as the project's stream tells it from the moment the board opened.
+ * message, newest first, as the project's stream tells it from the moment the board opened. It also
+ * loads the locks held at that moment, for the cards' lock badges.
  */
 export function ActivityFeed({ projectId }: { projectId: string }) {
+  useProjectLocks(projectId);
   const entries = useActivityEntries(projectId);
   return (
     <aside

@@ -1,4 +1,4 @@
-import type { CoordinationEvent } from '@/contracts/coordination';
+import type { CoordinationEvent, ProjectLock } from '@/contracts/coordination';
 
 /** At most this many entries are kept in a project's feed; older ones fall off the end. */
 export const MAX_FEED_ENTRIES = 200;
@@ -89,4 +89,17 @@ export function locksOfTask(state: ActivityState, taskId: string): number {
   let count = 0;
   for (const held of Object.values(state.held)) if (held.taskId === taskId) count += held.files.length;
   return count;
+}
+
+/**
+ * The held locks from the project's snapshot (GET …/locks), replacing what the feed had gathered: the
+ * snapshot was read after the events already applied; later events apply on top of it.
+ */
+export function seedHeld(state: ActivityState, locks: readonly ProjectLock[]): ActivityState {
+  const held: Record<string, HeldLocks> = {};
+  for (const lock of locks) {
+    const mine = held[lock.agent.id] ?? { ...(lock.taskId ? { taskId: lock.taskId } : {}), files: [] };
+    held[lock.agent.id] = { ...mine, files: [...mine.files, lock.path] };
+  }
+  return { ...state, held };
 }

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
-import type { CoordinationEvent } from '@/contracts/coordination';
-import { type ActivityState, emptyActivity, locksOfTask, reduceActivity } from './activity-reducer';
+import type { CoordinationEvent, ProjectLock } from '@/contracts/coordination';
+import { type ActivityState, emptyActivity, locksOfTask, reduceActivity, seedHeld } from './activity-reducer';
 
 interface ActivityStoreState {
   /** The project the feed belongs to; another project starts an empty feed. */
@@ -8,6 +8,8 @@ interface ActivityStoreState {
   activity: ActivityState;
   /** One coordination event of `projectId`'s stream, as it came. */
   apply: (projectId: string, event: CoordinationEvent, id: number | null) => void;
+  /** The locks held when the board opened. */
+  seedLocks: (projectId: string, locks: readonly ProjectLock[]) => void;
 }
 
 export const useActivityStore = create<ActivityStoreState>((set) => ({
@@ -17,6 +19,11 @@ export const useActivityStore = create<ActivityStoreState>((set) => ({
     set((state) => {
       const current = state.projectId === projectId ? state.activity : emptyActivity();
       return { projectId, activity: reduceActivity(current, event, id) };
+    }),
+  seedLocks: (projectId, locks) =>
+    set((state) => {
+      const current = state.projectId === projectId ? state.activity : emptyActivity();
+      return { projectId, activity: seedHeld(current, locks) };
     }),
 }));
 
