@@ -152,6 +152,24 @@ export interface PostStatusResponse {
   orchestration: Orchestration;
 }
 
+// ---- Locks of a project (GET /api/projects/:projectId/locks) ------------------------------------------
+
+/** A live lock as the board shows it: who holds which file and why; `taskId` when a pipeline run holds it. */
+export interface ProjectLock {
+  path: string;
+  status: LockStatus;
+  agent: { id: string; name: string };
+  message: string;
+  timestamp: number;
+  taskId?: string;
+}
+
+/** The live locks on the project's default branch, where its runs and agents lock files. */
+export interface ProjectLocksResponse {
+  branch: string;
+  locks: ProjectLock[];
+}
+
 // ---- Activity (the project's SSE stream) -----------------------------------------------------------
 
 /** An agent's post, as the activity feed shows it. */
@@ -162,6 +180,8 @@ export interface LockActivityData {
   status: LockStatus | 'OPEN';
   message: string;
   timestamp: number;
+  /** Set when the agent is one of AutoCoder's pipeline runs: the task it works on. */
+  taskId?: string;
 }
 
 /** Locks the minute's clean-up deleted because their holder stopped posting. */

@@ -13,7 +13,7 @@ import { type HostRules, hostCheck, hostRulesFor } from './http/host-check.js';
 import { checkOrigin, requireSession } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
-import { coordinationRoutes } from './modules/coordination/coordination.routes.js';
+import { coordinationRoutes, projectLocksRoutes } from './modules/coordination/coordination.routes.js';
 import { locksForGraph } from './modules/coordination/lock-overlay.js';
 import { tokenRoutes } from './modules/coordination/tokens.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
@@ -92,6 +92,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     '/api',
     protectedApi(deps, [
       ['/projects', projectRoutes(deps)],
+      ['/projects', projectLocksRoutes(deps)],
       ['/tasks', taskRoutes(deps)],
       ['/tasks', startPipelineRoute(deps.orchestrator)],
       ['/pipeline', pipelineRoutes(deps.orchestrator, deps.events)],

@@ -11,6 +11,7 @@ import type { LockStore } from './modules/coordination/lock-store.js';
 import { startLockSweeper } from './modules/coordination/lock-sweeper.js';
 import { createMemoryLockStore } from './modules/coordination/memory-lock-store.js';
 import type { NeighbourSource } from './modules/coordination/neighbours.js';
+import { RunLocks } from './modules/coordination/run-locks.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
@@ -53,6 +54,8 @@ export interface RuntimeOptions {
   lockStore?: LockStore;
   /** LOCK_TTL_SECONDS in milliseconds (default 300 s). */
   lockTtlMs?: number;
+  /** LOCK_WAIT_SECONDS in milliseconds (default 60 s): how long a run waits for another agent's lock. */
+  lockWaitMs?: number;
   /** Import-graph neighbours for the coordination rules; default: the graph module's, of the branch head. */
   neighbours?: NeighbourSource;
 }
@@ -80,6 +83,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.now,
     options.eventLog,
   );
+  const locks = options.lockStore ?? createMemoryLockStore();
+  const runLocks = new RunLocks({
+    db: options.database.db,
+    now: options.now,
+    events,
+    locks,
+    waitMs: options.lockWaitMs ?? 60_000,
+  });
   const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
   const guardedFetch = createGuardedFetch(network);
   const orchestrator = new Orchestrator({
@@ -100,6 +111,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
     ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}),
     ...(options.runTimeoutMs !== undefined ? { runTimeoutMs: options.runTimeoutMs } : {}),
+    locks: runLocks,
   });
   const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
   const sseHub = new SseHub({
@@ -108,7 +120,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     liveSessions: (ids) => liveSessionIds(options.database.db, ids, new Date(options.now())),
     logger: options.logger,
   });
-  const locks = options.lockStore ?? createMemoryLockStore();
   const stopLockSweeper = startLockSweeper({ locks, events, logger: options.logger, now: options.now });
   const graphs = new GraphService({ dataDir: options.dataDir, logger: options.logger });
   const deps: AppDeps = {

@@ -3,6 +3,7 @@ import { AGENT_CONFIGS } from '@/contracts/pipeline.js';
 import type { RunCursor } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
+import type { RunLocks } from '../coordination/run-locks.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
 import type { TaskContext } from './prompts/task-context.js';
@@ -20,6 +21,8 @@ export interface DriverEnv {
   budgets: { repoMap: number; files: number; diff: number };
   /** Largest agent answer accepted, in bytes. */
   maxAnswerBytes?: number;
+  /** File locks taken before a coder's changes are applied; none without them. */
+  locks?: RunLocks;
 }
 
 /** Everything the driver needs for one run, in memory while it executes; built whole by `buildRunContext`. */

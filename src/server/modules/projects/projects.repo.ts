@@ -27,6 +27,16 @@ export async function findOwnedProject(
   return row ?? null;
 }
 
+/** The project's default branch, or null when there is no such project. */
+export async function defaultBranchOf(db: Db, projectId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ defaultBranch: projects.defaultBranch })
+    .from(projects)
+    .where(eq(projects.id, projectId))
+    .limit(1);
+  return row?.defaultBranch ?? null;
+}
+
 export async function insertProject(db: Db, values: typeof projects.$inferInsert): Promise<ProjectRow> {
   const [row] = await db.insert(projects).values(values).returning();
   if (!row) throw new Error('insert returned no row');
