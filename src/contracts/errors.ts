@@ -27,6 +27,8 @@ export const ERROR_CODES = {
   EMAIL_TAKEN: 409,
   PIPELINE_ACTIVE: 409,
   MERGE_CONFLICT: 409,
+  /** A worktree or branch would be deleted while its commits are on no branch that stays. */
+  WORK_NOT_MERGED: 409,
   PAYLOAD_TOO_LARGE: 413,
   MISDIRECTED_REQUEST: 421,
   RATE_LIMITED: 429,

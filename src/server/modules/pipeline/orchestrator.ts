@@ -113,8 +113,8 @@ export class Orchestrator {
     if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'No active pipeline to cancel');
     // The worktree goes once the aborted run has stopped touching it; idle() and shutdown() wait for this.
     // The repository is looked up now: the task may be deleted before the run has stopped.
-    const repoPath = (await taskWithProject(this.deps.db, taskId))?.project.repoPath;
-    this.registry.track(stopped.then(() => releaseWorktree(this.env, updated, repoPath)));
+    const repo = (await taskWithProject(this.deps.db, taskId))?.project;
+    this.registry.track(stopped.then(() => releaseWorktree(this.env, updated, repo)));
     this.deps.logger.info('pipeline cancelled', { taskId, runId: run.id });
     return { status: 'cancelled' };
   }
@@ -200,7 +200,7 @@ export class Orchestrator {
       { runId: run.id, taskId, projectId: task.projectId },
       mergeCommit,
     );
-    if (updated) await releaseWorktree(this.env, updated, found.project.repoPath);
+    if (updated) await releaseWorktree(this.env, updated, found.project);
     this.deps.logger.info('pipeline approved', { taskId, runId: run.id, mergeCommit });
     return { status: 'done' as const, mergeCommit, branch: run.branch };
   }
