@@ -1,8 +1,11 @@
 import { MAX_ITERATIONS } from '@/contracts/pipeline.js';
+import type { RunCursor } from '@/contracts/run-lifecycle.js';
+import { AppError } from '@/server/lib/errors.js';
 import { applyFileChanges } from '../workspace/apply-changes.js';
 import { commitAll } from '../workspace/commit.js';
 import { readFilesForContext, repoMap } from '../workspace/context.js';
 import { diffRange } from '../workspace/diff.js';
+import { filesWithConflictMarkers, mergeDefaultIntoWorktree } from '../workspace/update-branch.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
@@ -76,8 +79,10 @@ async function applyAndCommit(
   ctx: RunContext,
   files: Parameters<typeof applyFileChanges>[1],
   message: string,
+  beforeCommit?: () => Promise<void>,
 ) {
   await applyFileChanges(ctx.worktreePath, files);
+  await beforeCommit?.();
   const sha = await commitAll(ctx.worktreePath, message);
   if (sha) ctx.headCommit = sha;
   ctx.fileChanges = mergeFileChanges(ctx.fileChanges, files);
@@ -118,16 +123,60 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
       ...callPatch(current, 'coder', recorded),
     });
   }
-  if (ctx.cursor.feedback) {
+  const { feedback, comments } = ctx.cursor;
+  if (ctx.cursor.resolveConflicts) {
+    await enterPhase(env, ctx);
+    current = await updateBranch(env, ctx, current);
+  } else if (feedback || comments?.length) {
     // A request for changes codes no subtask: announce the phase here, or clients still show "completed".
     await enterPhase(env, ctx);
-    current = await fixWith(env, ctx, current, {
-      feedback: ctx.cursor.feedback,
-      message: 'Address review feedback',
-    });
+    current = await fixWith(env, ctx, current, { feedback, comments, message: 'Address review feedback' });
   }
   // The review's own phase write saves this cursor.
-  ctx.cursor = { ...ctx.cursor, phase: 'reviewing', feedback: undefined };
+  ctx.cursor = { ...ctx.cursor, phase: 'reviewing', feedback: undefined, comments: undefined };
+  return current;
+}
+
+/**
+ * Request changes after a conflicting approval: merges the default branch into the task branch
+ * in the worktree; the coder gets the conflicting files (with their markers) together with the
+ * feedback and comments, and its answer completes the merge commit. A clean merge is committed
+ * as it is, and the feedback is coded after it. The run's base becomes the merged default
+ * branch, so its diff and review show the task's changes only.
+ */
+async function updateBranch(env: DriverEnv, ctx: RunContext, row: CallRecords) {
+  const { merged, conflicts } = await mergeDefaultIntoWorktree(ctx);
+  const message = `Merge ${ctx.defaultBranch} into ${ctx.branch}`;
+  const { feedback, comments } = ctx.cursor;
+  let current = row;
+  if (conflicts.length > 0) {
+    env.transitions.events.chunk(
+      ctx.taskId,
+      ctx.runId,
+      'coder',
+      `Merged ${ctx.defaultBranch} into the branch: resolving conflicts in ${conflicts.join(', ')}\n`,
+    );
+    current = await fixWith(env, ctx, current, {
+      feedback,
+      comments,
+      conflicts,
+      message: `${message}\n\nConflicts resolved in: ${conflicts.join(', ')}.`,
+    });
+  } else {
+    const sha = await commitAll(ctx.worktreePath, message);
+    if (sha) ctx.headCommit = sha;
+  }
+  if (merged) ctx.baseCommit = merged;
+  ctx.cursor = { ...ctx.cursor, resolveConflicts: undefined };
+  if (conflicts.length > 0) ctx.cursor = { ...ctx.cursor, feedback: undefined, comments: undefined };
+  current = await persist(env, ctx, {
+    cursor: ctx.cursor,
+    headCommit: ctx.headCommit,
+    baseCommit: ctx.baseCommit,
+  });
+  if (conflicts.length === 0 && (feedback || comments?.length)) {
+    current = await fixWith(env, ctx, current, { feedback, comments, message: 'Address review feedback' });
+  }
   return current;
 }
 
@@ -135,9 +184,21 @@ async function fixWith(
   env: DriverEnv,
   ctx: RunContext,
   row: CallRecords,
-  opts: { feedback?: string | undefined; message: string },
+  opts: {
+    feedback?: string | undefined;
+    comments?: RunCursor['comments'];
+    /** Files with conflict markers: the coder's answer must resolve every one. */
+    conflicts?: string[];
+    message: string;
+  },
 ) {
-  const paths = ctx.fileChanges.filter((f) => f.action !== 'delete').map((f) => f.filePath);
+  const unresolved = opts.conflicts ?? [];
+  const conflicts = unresolved.length
+    ? await readFilesForContext(ctx.worktreePath, unresolved, env.budgets.files)
+    : undefined;
+  const paths = ctx.fileChanges
+    .filter((f) => f.action !== 'delete' && !unresolved.includes(f.filePath))
+    .map((f) => f.filePath);
   const currentFiles = await readFilesForContext(ctx.worktreePath, paths, env.budgets.files);
   const result = await executeCoderAgent({
     ...agentParams(env, ctx, 'coder'),
@@ -145,8 +206,10 @@ async function fixWith(
     subtask: null,
     iteration: ctx.iteration,
     previousOutputs: ctx.fileChanges,
-    reviewFindings: opts.feedback ? undefined : (ctx.review ?? undefined),
+    reviewFindings: opts.feedback || opts.comments?.length ? undefined : (ctx.review ?? undefined),
     feedback: opts.feedback,
+    comments: opts.comments,
+    conflicts,
     currentFiles,
   });
   const recorded = await recordCall(env, ctx, 'coder', result);
@@ -154,6 +217,12 @@ async function fixWith(
     ctx,
     result.output.files,
     `${opts.message}\n\nIteration ${ctx.iteration} of "${ctx.task.title}".`,
+    async () => {
+      const left = await filesWithConflictMarkers(ctx.worktreePath, unresolved);
+      if (left.length > 0) {
+        throw new AppError('INVALID_AGENT_OUTPUT', `The coder left conflict markers in: ${left.join(', ')}`);
+      }
+    },
   );
   return persist(env, ctx, {
     fileChanges: { files: ctx.fileChanges },

@@ -149,6 +149,22 @@ async function revertOnto(
   return commitTree(repoPath, tree, [tip], change.message);
 }
 
+/**
+ * The files that would conflict if `theirs` were merged into `ours` (empty when it merges
+ * cleanly or is already contained). Writes only objects; takes no lock.
+ */
+export async function conflictingFiles(repoPath: string, ours: string, theirs: string): Promise<string[]> {
+  try {
+    await mergeTree(repoPath, ours, theirs, 'Merging');
+    return [];
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'MERGE_CONFLICT') {
+      return (error.details.files as string[] | undefined) ?? [];
+    }
+    throw error;
+  }
+}
+
 /** The merged tree, or MERGE_CONFLICT naming the files. Writes only objects. */
 async function mergeTree(repoPath: string, ours: string, theirs: string, what: string): Promise<string> {
   let result: Awaited<ReturnType<typeof git>>;
