@@ -1,57 +1,14 @@
 import { MAX_ITERATIONS } from '@/contracts/pipeline.js';
-import type { RunCursor } from '@/contracts/run-lifecycle.js';
-import { AppError } from '@/server/lib/errors.js';
-import { applyFileChanges } from '../workspace/apply-changes.js';
-import { commitAll } from '../workspace/commit.js';
 import { readFilesForContext, repoMap } from '../workspace/context.js';
 import { diffRange } from '../workspace/diff.js';
-import { filesWithConflictMarkers, mergeDefaultIntoWorktree } from '../workspace/update-branch.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
 import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
-import { type DriverEnv, mergeFileChanges, type RunContext } from './run-context.js';
-import { type RunPatch, type RunRow, setTaskFields } from './runs.repo.js';
-
-/** Raised when a write finds the run no longer running: it was cancelled meanwhile. */
-class RunStopped extends Error {}
-
-/** Before every write: a cancelled run stops quietly, a run past its time limit stops with that error. */
-function checkGoingOn(ctx: RunContext) {
-  if (ctx.handle.cancelled) throw new RunStopped();
-  ctx.handle.controller.signal.throwIfAborted();
-}
-
-/** The fields waiting to be written with the run's next update, taken. */
-function takePending(ctx: RunContext): RunPatch {
-  const pending = ctx.pendingPatch ?? {};
-  ctx.pendingPatch = undefined;
-  return pending;
-}
-
-/** Saves a step's results and cursor (transition `progress`). */
-async function persist(env: DriverEnv, ctx: RunContext, patch: RunPatch): Promise<RunRow> {
-  checkGoingOn(ctx);
-  const row = await env.transitions.progress(ctx, { ...takePending(ctx), ...patch });
-  if (!row) throw new RunStopped();
-  return row;
-}
-
-/**
- * Enters the phase the cursor points at (and announces the subtask); writes the phase and cursor
- * unless `write` is false — within coding, each subtask's own write already saved the cursor.
- */
-async function enterPhase(
-  env: DriverEnv,
-  ctx: RunContext,
-  subtask?: { index: number; total: number; title: string },
-  write = true,
-) {
-  checkGoingOn(ctx);
-  const at = { cursor: ctx.cursor, iteration: ctx.iteration };
-  const row = await env.transitions.enterPhase(ctx, at, write ? takePending(ctx) : null, subtask);
-  if (write && !row) throw new RunStopped();
-}
+import { applyAndCommit, fixWith, updateBranch } from './run-coder-steps.js';
+import type { DriverEnv, RunContext } from './run-context.js';
+import { checkGoingOn, enterPhase, persist, RunStopped } from './run-steps.js';
+import { setTaskFields } from './runs.repo.js';
 
 async function plan(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await enterPhase(env, ctx);
@@ -72,20 +29,6 @@ async function plan(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   });
   await setTaskFields(env.db, ctx.taskId, { subtasks: ctx.subtasks });
   return updated;
-}
-
-/** Applies the coder's files in the worktree and commits them: one commit per call. */
-async function applyAndCommit(
-  ctx: RunContext,
-  files: Parameters<typeof applyFileChanges>[1],
-  message: string,
-  beforeCommit?: () => Promise<void>,
-) {
-  await applyFileChanges(ctx.worktreePath, files);
-  await beforeCommit?.();
-  const sha = await commitAll(ctx.worktreePath, message);
-  if (sha) ctx.headCommit = sha;
-  ctx.fileChanges = mergeFileChanges(ctx.fileChanges, files);
 }
 
 async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
@@ -135,101 +78,6 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   // The review's own phase write saves this cursor.
   ctx.cursor = { ...ctx.cursor, phase: 'reviewing', feedback: undefined, comments: undefined };
   return current;
-}
-
-/**
- * Request changes after a conflicting approval: merges the default branch into the task branch
- * in the worktree; the coder gets the conflicting files (with their markers) together with the
- * feedback and comments, and its answer completes the merge commit. A clean merge is committed
- * as it is, and the feedback is coded after it. The run's base becomes the merged default
- * branch, so its diff and review show the task's changes only.
- */
-async function updateBranch(env: DriverEnv, ctx: RunContext, row: CallRecords) {
-  const { merged, conflicts } = await mergeDefaultIntoWorktree(ctx);
-  const message = `Merge ${ctx.defaultBranch} into ${ctx.branch}`;
-  const { feedback, comments } = ctx.cursor;
-  let current = row;
-  if (conflicts.length > 0) {
-    env.transitions.events.chunk(
-      ctx.taskId,
-      ctx.runId,
-      'coder',
-      `Merged ${ctx.defaultBranch} into the branch: resolving conflicts in ${conflicts.join(', ')}\n`,
-    );
-    current = await fixWith(env, ctx, current, {
-      feedback,
-      comments,
-      conflicts,
-      message: `${message}\n\nConflicts resolved in: ${conflicts.join(', ')}.`,
-    });
-  } else {
-    const sha = await commitAll(ctx.worktreePath, message);
-    if (sha) ctx.headCommit = sha;
-  }
-  if (merged) ctx.baseCommit = merged;
-  ctx.cursor = { ...ctx.cursor, resolveConflicts: undefined };
-  if (conflicts.length > 0) ctx.cursor = { ...ctx.cursor, feedback: undefined, comments: undefined };
-  current = await persist(env, ctx, {
-    cursor: ctx.cursor,
-    headCommit: ctx.headCommit,
-    baseCommit: ctx.baseCommit,
-  });
-  if (conflicts.length === 0 && (feedback || comments?.length)) {
-    current = await fixWith(env, ctx, current, { feedback, comments, message: 'Address review feedback' });
-  }
-  return current;
-}
-
-async function fixWith(
-  env: DriverEnv,
-  ctx: RunContext,
-  row: CallRecords,
-  opts: {
-    feedback?: string | undefined;
-    comments?: RunCursor['comments'];
-    /** Files with conflict markers: the coder's answer must resolve every one. */
-    conflicts?: string[];
-    message: string;
-  },
-) {
-  const unresolved = opts.conflicts ?? [];
-  const conflicts = unresolved.length
-    ? await readFilesForContext(ctx.worktreePath, unresolved, env.budgets.files)
-    : undefined;
-  const paths = ctx.fileChanges
-    .filter((f) => f.action !== 'delete' && !unresolved.includes(f.filePath))
-    .map((f) => f.filePath);
-  const currentFiles = await readFilesForContext(ctx.worktreePath, paths, env.budgets.files);
-  const result = await executeCoderAgent({
-    ...agentParams(env, ctx, 'coder'),
-    task: ctx.task,
-    subtask: null,
-    iteration: ctx.iteration,
-    previousOutputs: ctx.fileChanges,
-    reviewFindings: opts.feedback || opts.comments?.length ? undefined : (ctx.review ?? undefined),
-    feedback: opts.feedback,
-    comments: opts.comments,
-    conflicts,
-    currentFiles,
-  });
-  const recorded = await recordCall(env, ctx, 'coder', result);
-  await applyAndCommit(
-    ctx,
-    result.output.files,
-    `${opts.message}\n\nIteration ${ctx.iteration} of "${ctx.task.title}".`,
-    async () => {
-      const left = await filesWithConflictMarkers(ctx.worktreePath, unresolved);
-      if (left.length > 0) {
-        throw new AppError('INVALID_AGENT_OUTPUT', `The coder left conflict markers in: ${left.join(', ')}`);
-      }
-    },
-  );
-  return persist(env, ctx, {
-    fileChanges: { files: ctx.fileChanges },
-    headCommit: ctx.headCommit,
-    ...usagePatch(ctx),
-    ...callPatch(row, 'coder', recorded),
-  });
 }
 
 async function fix(env: DriverEnv, ctx: RunContext, row: CallRecords) {
