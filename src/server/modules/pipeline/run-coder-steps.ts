@@ -9,6 +9,8 @@ import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from
 import { type DriverEnv, mergeFileChanges, type RunContext } from './run-context.js';
 import { persist } from './run-steps.js';
 
+/* The coder's steps that change the branch: applying and committing an answer, a fixing call, bringing the branch up to date. */
+
 /** Applies the coder's files in the worktree and commits them: one commit per call. */
 export async function applyAndCommit(
   ctx: RunContext,

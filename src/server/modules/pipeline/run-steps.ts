@@ -1,6 +1,8 @@
 import type { DriverEnv, RunContext } from './run-context.js';
 import type { RunPatch, RunRow } from './runs.repo.js';
 
+/* The driver's checked writes: each stops quietly once the run was cancelled, or with its time limit's error. */
+
 /** Raised when a write finds the run no longer running: it was cancelled meanwhile. */
 export class RunStopped extends Error {}
 
