@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   EMAIL_TAKEN: 409,
   PIPELINE_ACTIVE: 409,
   MERGE_CONFLICT: 409,
+  /** A worktree or branch would be deleted while its commits are on no branch that stays. */
+  WORK_NOT_MERGED: 409,
   /** The run has no branch and base commit yet (it is setting up its worktree). */
   DIFF_NOT_READY: 409,
   /** The run's branch no longer exists in the repository, so its diff cannot be computed. */

@@ -155,10 +155,12 @@ export const runOptionsSchema = z.strictObject({
 });
 export type RunOptions = z.infer<typeof runOptionsSchema>;
 
+/**
+ * Feedback may be empty when the run has open comments on its lines, or when the default
+ * branch conflicts with the task branch (the request then only brings the branch up to date).
+ */
 export const requestChangesSchema = runOptionsSchema.extend({
-  feedback: cleanString()
-    .min(1, 'Feedback is required')
-    .max(5000, 'Feedback must be at most 5,000 characters'),
+  feedback: cleanString().max(5000, 'Feedback must be at most 5,000 characters').default(''),
 });
 export type RequestChangesInput = z.infer<typeof requestChangesSchema>;
 
@@ -194,8 +196,10 @@ export interface PipelineRunSummary {
   branch: string | null;
   baseCommit: string | null;
   headCommit: string | null;
-  /** The merge into the default branch, once approved. */
+  /** The default branch's commit after the approval (a merge commit, or the branch head when fast-forwarded). */
   mergeCommit: string | null;
+  /** The commit that reverted the last approval, until the next one. */
+  revertCommit: string | null;
   /** The subtask being coded (coding phase), for "Coding 2/3" on a card. */
   subtask: { index: number; total: number } | null;
   /** Iteration at which the current round of automatic fixes began (0, or a request for changes). */

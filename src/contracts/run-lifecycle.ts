@@ -19,6 +19,13 @@ export interface RunCursor {
   retryCount: number;
   /** The person's feedback still to be coded (request changes). */
   feedback?: string | undefined;
+  /** The people's open comments on lines of the diff, sent with the feedback. */
+  comments?: { path: string; line: number; body: string }[] | undefined;
+  /**
+   * The default branch conflicts with the task branch: before the feedback is coded, the
+   * default branch is merged into the branch and the coder resolves the conflicts.
+   */
+  resolveConflicts?: boolean | undefined;
 }
 
 /** A run that holds its task (and one of its user's slots): it runs, or waits for Retry or Cancel. */
@@ -117,6 +124,7 @@ export const RUN_TRANSITIONS = {
     announces: false,
     releasesLocks: true,
   },
+  revert: { from: ['passed'], to: 'passed', phase: 'unchanged', taskStatus: 'review', announces: false },
 } as const satisfies Record<string, RunTransitionRule>;
 
 export type RunTransition = keyof typeof RUN_TRANSITIONS;

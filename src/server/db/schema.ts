@@ -147,7 +147,12 @@ export const pipelineRuns = pgTable(
     worktreePath: text('worktree_path'),
     baseCommit: text('base_commit'),
     headCommit: text('head_commit'),
+    /** The default branch's commit after the approval: a merge commit, or the branch head (fast-forward). */
     mergeCommit: text('merge_commit'),
+    /** The default branch's commit before the approval: reverting it takes back `merged_onto..merge_commit`. */
+    mergedOnto: text('merged_onto'),
+    /** The commit that reverted the last approval; the next approval undoes it first. */
+    revertCommit: text('revert_commit'),
     inputTokens: integer('input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
     costUsd: doublePrecision('cost_usd').notNull().default(0),
@@ -184,6 +189,28 @@ export const events = pgTable(
   ],
 );
 
+/** A person's comment on a line of a run's diff; sent to the coder by the next request for changes. */
+export const reviewComments = pgTable(
+  'review_comments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => pipelineRuns.id, { onDelete: 'cascade' }),
+    path: text('path').notNull(),
+    line: integer('line').notNull(),
+    body: text('body').notNull(),
+    createdAt: createdAt(),
+    /** When a request for changes sent it to the coder; null while open. */
+    addressedAt: timestamp('addressed_at', { withTimezone: true, mode: 'date' }),
+  },
+  (table) => [
+    index('review_comments_run_idx').on(table.runId, table.createdAt),
+    check('review_comments_body_length', sql`char_length(${table.body}) between 1 and 4000`),
+    check('review_comments_line_positive', sql`${table.line} >= 1`),
+  ],
+);
+
 /**
  * An agent's identity (issue 9): a bearer token its user created. `tokenHash` is the SHA-256 of
  * the token, which is shown once and never stored.
@@ -202,4 +229,4 @@ export const agentTokens = pgTable(
   (table) => [index('agent_tokens_user_idx').on(table.userId, table.createdAt)],
 );
 
-export const schema = { users, sessions, projects, tasks, pipelineRuns, events, agentTokens };
+export const schema = { users, sessions, projects, tasks, pipelineRuns, events, agentTokens, reviewComments };

@@ -33,11 +33,18 @@ export interface GitOptions {
   home?: string;
   /** Written to git's stdin (`cat-file --batch`), which is then closed. */
   input?: Buffer | string;
+  /**
+   * Exit codes besides 0 that answer rather than fail (e.g. 1: `merge-tree` found conflicts),
+   * returned with their stdout in `exitCode`.
+   */
+  answerCodes?: number[];
 }
 
 export interface GitResult {
   stdout: Buffer;
   truncated: boolean;
+  /** 0, or one of the `answerCodes` asked for. */
+  exitCode: number;
 }
 
 /** Commits made by AutoCoder itself, whoever the machine's git user is. */
@@ -118,8 +125,8 @@ function runGit(args: string[], options: GitOptions, untrustedHome?: string): Pr
     ...(options.input !== undefined ? { input: options.input } : {}),
   }).then(
     (result) => {
-      if (result.truncated || result.code === 0)
-        return { stdout: result.stdout, truncated: result.truncated };
+      if (result.truncated || result.code === 0 || options.answerCodes?.includes(result.code ?? -1))
+        return { stdout: result.stdout, truncated: result.truncated, exitCode: result.code ?? 0 };
       const reason =
         result.signal === 'SIGKILL' || result.signal === 'SIGTERM'
           ? `git ${args[0]} timed out`

@@ -23,6 +23,7 @@ export function runSummary(overrides: Partial<PipelineRunSummary> = {}): Pipelin
     baseCommit: 'b'.repeat(40),
     headCommit: null,
     mergeCommit: null,
+    revertCommit: null,
     subtask: null,
     roundStart: 0,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },

@@ -10,7 +10,8 @@ import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
 import { Limiter } from '@/server/lib/limiter.js';
 import { getOwnedTask } from '../tasks/tasks.js';
-import { mergeBranch } from '../workspace/merge.js';
+import { conflictsWithDefault } from '../workspace/update-branch.js';
+import { type ApprovalEnv, approveRun, revertApproval } from './approval.js';
 import { interruptedDetails } from './failures.js';
 import type { OrchestratorDeps } from './pipeline-deps.js';
 import {
@@ -19,6 +20,7 @@ import {
   type ResolvedProvider,
   resolveAllowedProvider,
 } from './provider-resolution.js';
+import { commentsOfRun, markAddressed } from './review-comments.repo.js';
 import { FIRST_CURSOR } from './run-context.js';
 import { type ExecutionEnv, executeRun, releaseWorktree } from './run-execution.js';
 import { RunRegistry } from './run-registry.js';
@@ -46,6 +48,7 @@ export class Orchestrator {
   private readonly backoffBaseMs: number;
   private readonly slots: RunningSlots;
   private readonly runTimeoutMs: number;
+  private readonly approvals: ApprovalEnv;
 
   constructor(private readonly deps: OrchestratorDeps) {
     this.transitions = new RunTransitions(deps.db, deps.events, deps.now, deps.locks);
@@ -64,6 +67,7 @@ export class Orchestrator {
     this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
     this.slots = new RunningSlots(deps.db, deps.maxRunningPerUser ?? 5);
     this.runTimeoutMs = deps.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+    this.approvals = { deps, transitions: this.transitions, execution: this.env };
   }
 
   /**
@@ -114,8 +118,8 @@ export class Orchestrator {
     if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'No active pipeline to cancel');
     // The worktree goes once the aborted run has stopped touching it; idle() and shutdown() wait for this.
     // The repository is looked up now: the task may be deleted before the run has stopped.
-    const repoPath = (await taskWithProject(this.deps.db, taskId))?.project.repoPath;
-    this.registry.track(stopped.then(() => releaseWorktree(this.env, updated, repoPath)));
+    const repo = (await taskWithProject(this.deps.db, taskId))?.project;
+    this.registry.track(stopped.then(() => releaseWorktree(this.env, updated, repo)));
     this.deps.logger.info('pipeline cancelled', { taskId, runId: run.id });
     return { status: 'cancelled' };
   }
@@ -151,59 +155,64 @@ export class Orchestrator {
     return { runId: run.id, retryCount, delayMs: delay };
   }
 
-  /** Back to coding with the person's feedback (task → building). */
+  /**
+   * Back to coding with the person's feedback and open comments (task → building). When the
+   * default branch conflicts with the branch, the run first merges it in and the coder resolves
+   * the conflicts. Feedback may be empty when there are comments or conflicts.
+   */
   async requestChanges(userId: string, taskId: string, input: RequestChangesInput, secrets: RequestSecrets) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
-    if (run?.status !== 'passed' || task.status !== 'review') {
+    const found = await taskWithProject(this.deps.db, taskId);
+    if (run?.status !== 'passed' || task.status !== 'review' || !found) {
       throw new AppError('INVALID_PIPELINE_STATE', 'Changes can be requested only for a task in Review');
     }
     const resolved = await this.resolve(run.provider, input, secrets);
+    const open = await commentsOfRun(this.deps.db, run.id, true);
+    const conflicts = run.branch ? await conflictsWithDefault({ ...found.project, branch: run.branch }) : [];
+    if (!input.feedback && open.length === 0 && conflicts.length === 0) {
+      throw new AppError('VALIDATION_ERROR', 'Feedback is required', {
+        fields: { feedback: ['Feedback is required when no comment is open'] },
+      });
+    }
     const iteration = run.iteration + 1;
+    const comments = open.map(({ path, line, body }) => ({ path, line, body }));
     const cursor: RunCursor = {
       phase: 'coding',
       subtaskIndex: (run.subtasks ?? []).length,
       roundStart: iteration,
       retryCount: 0,
-      feedback: input.feedback,
+      ...(input.feedback ? { feedback: input.feedback } : {}),
+      ...(comments.length ? { comments } : {}),
+      ...(conflicts.length ? { resolveConflicts: true } : {}),
     };
-    const feedback = [...run.feedback, { text: input.feedback, at: this.deps.now(), iteration }];
+    const feedback = input.feedback
+      ? [...run.feedback, { text: input.feedback, at: this.deps.now(), iteration }]
+      : run.feedback;
     const ref = { runId: run.id, taskId, projectId: task.projectId };
     const updated = await this.slots.take(userId, () =>
       this.transitions.reopen(ref, { iteration, cursor, feedback }),
     );
     if (!updated)
       throw new AppError('INVALID_PIPELINE_STATE', 'Changes can be requested only for a task in Review');
+    await markAddressed(
+      this.deps.db,
+      run.id,
+      open.map((c) => c.id),
+      new Date(this.deps.now()),
+    );
     this.launch(updated, userId, resolved);
-    return { runId: run.id, iteration };
+    return { runId: run.id, iteration, comments: comments.length, conflicts };
   }
 
-  /** Approves a passed run in Review: the branch goes into the default branch, confirmed by git, then done. */
-  async approve(userId: string, taskId: string) {
-    const task = await getOwnedTask(this.deps, userId, taskId);
-    const run = await latestRunOfTask(this.deps.db, taskId);
-    if (run?.status !== 'passed' || task.status !== 'review') {
-      throw new AppError('INVALID_PIPELINE_STATE', 'Task must be in Review status to approve');
-    }
-    const found = await taskWithProject(this.deps.db, taskId);
-    if (!found) throw new AppError('TASK_NOT_FOUND', 'Task not found');
-    let mergeCommit: string | null = null;
-    if (run.branch) {
-      const merged = await mergeBranch({
-        repoPath: found.project.repoPath,
-        branch: run.branch,
-        defaultBranch: found.project.defaultBranch,
-        message: `Merge ${run.branch}: ${task.title}`,
-      });
-      mergeCommit = merged.mergeCommit;
-    }
-    const updated = await this.transitions.approve(
-      { runId: run.id, taskId, projectId: task.projectId },
-      mergeCommit,
-    );
-    if (updated) await releaseWorktree(this.env, updated, found.project.repoPath);
-    this.deps.logger.info('pipeline approved', { taskId, runId: run.id, mergeCommit });
-    return { status: 'done' as const, mergeCommit, branch: run.branch };
+  /** Approves a passed run in Review: merged into the default branch, confirmed by git, then done. */
+  approve(userId: string, taskId: string) {
+    return approveRun(this.approvals, userId, taskId);
+  }
+
+  /** Takes back the task's last approval with a revert commit; the task goes back to Review. */
+  revert(userId: string, taskId: string) {
+    return revertApproval(this.approvals, userId, taskId);
   }
 
   /**

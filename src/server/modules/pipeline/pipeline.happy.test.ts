@@ -209,7 +209,7 @@ describe('a run that passes', () => {
 
 describe('approve with a conflicting default branch', () => {
   it(
-    'answers 409 MERGE_CONFLICT naming the file and changes nothing; the task stays in Review',
+    'answers 409 MERGE_CONFLICT naming the file and changes nothing: default branch, branch, worktree; the task stays in Review',
     async () => {
       const { client, taskId, projectId } = await newTask(t, { title: 'Conflicting helper' });
       const run = await runToEnd(t, client, taskId);
@@ -225,14 +225,21 @@ describe('approve with a conflicting default branch', () => {
 
       const res = await post<{ files: string[] }>(client, `/api/pipeline/${taskId}/approve`);
       expect(res.status).toBe(409);
-      expect(res.body.error).toBe('MERGE_CONFLICT');
-      expect(res.body.files).toContain(file.filePath);
+      expect(res.body).toEqual({
+        error: 'MERGE_CONFLICT',
+        message: expect.stringContaining(file.filePath),
+        files: [file.filePath],
+      });
+      expect((await gitIn(repoPath, ['rev-parse', `refs/heads/${run.branch}`])).trim()).toBe(run.headCommit);
+      expect((await runRow(t, run.runId)).mergeCommit).toBeNull();
       expect((await gitIn(repoPath, ['rev-parse', `refs/heads/${defaultBranch}`])).trim()).toBe(mainBefore);
       expect((await gitIn(repoPath, ['status', '--porcelain'])).trim()).toBe('');
       expect(await taskStatusOf(client, taskId)).toBe('review');
       expect(await statusOf(client, taskId)).toMatchObject({ status: 'passed' });
       const worktree = (await runRow(t, run.runId)).worktreePath!;
       expect(existsSync(worktree)).toBe(true);
+      expect((await gitIn(worktree, ['rev-parse', 'HEAD'])).trim()).toBe(run.headCommit);
+      expect((await gitIn(worktree, ['status', '--porcelain'])).trim()).toBe('');
     },
     LONG_TEST_MS,
   );

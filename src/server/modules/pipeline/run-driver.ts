@@ -1,54 +1,14 @@
 import { MAX_ITERATIONS } from '@/contracts/pipeline.js';
-import { applyFileChanges } from '../workspace/apply-changes.js';
-import { commitAll } from '../workspace/commit.js';
 import { readFilesForContext, repoMap } from '../workspace/context.js';
 import { diffRange } from '../workspace/diff.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
 import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
-import { type DriverEnv, mergeFileChanges, type RunContext } from './run-context.js';
-import { type RunPatch, type RunRow, setTaskFields } from './runs.repo.js';
-
-/** Raised when a write finds the run no longer running: it was cancelled meanwhile. */
-class RunStopped extends Error {}
-
-/** Before every write: a cancelled run stops quietly, a run past its time limit stops with that error. */
-function checkGoingOn(ctx: RunContext) {
-  if (ctx.handle.cancelled) throw new RunStopped();
-  ctx.handle.controller.signal.throwIfAborted();
-}
-
-/** The fields waiting to be written with the run's next update, taken. */
-function takePending(ctx: RunContext): RunPatch {
-  const pending = ctx.pendingPatch ?? {};
-  ctx.pendingPatch = undefined;
-  return pending;
-}
-
-/** Saves a step's results and cursor (transition `progress`). */
-async function persist(env: DriverEnv, ctx: RunContext, patch: RunPatch): Promise<RunRow> {
-  checkGoingOn(ctx);
-  const row = await env.transitions.progress(ctx, { ...takePending(ctx), ...patch });
-  if (!row) throw new RunStopped();
-  return row;
-}
-
-/**
- * Enters the phase the cursor points at (and announces the subtask); writes the phase and cursor
- * unless `write` is false — within coding, each subtask's own write already saved the cursor.
- */
-async function enterPhase(
-  env: DriverEnv,
-  ctx: RunContext,
-  subtask?: { index: number; total: number; title: string },
-  write = true,
-) {
-  checkGoingOn(ctx);
-  const at = { cursor: ctx.cursor, iteration: ctx.iteration };
-  const row = await env.transitions.enterPhase(ctx, at, write ? takePending(ctx) : null, subtask);
-  if (write && !row) throw new RunStopped();
-}
+import { applyAndCommit, fixWith, updateBranch } from './run-coder-steps.js';
+import type { DriverEnv, RunContext } from './run-context.js';
+import { checkGoingOn, enterPhase, persist, RunStopped } from './run-steps.js';
+import { setTaskFields } from './runs.repo.js';
 
 async function plan(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await enterPhase(env, ctx);
@@ -69,26 +29,6 @@ async function plan(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   });
   await setTaskFields(env.db, ctx.taskId, { subtasks: ctx.subtasks });
   return updated;
-}
-
-/**
- * Takes WRITING locks on the coder's files (waiting for other agents, see RunLocks.hold), then
- * applies them in the worktree and commits them: one commit per call.
- */
-async function applyAndCommit(
-  env: DriverEnv,
-  ctx: RunContext,
-  files: Parameters<typeof applyFileChanges>[1],
-  message: string,
-) {
-  const agent = { runId: ctx.runId, taskId: ctx.taskId, projectId: ctx.projectId, taskTitle: ctx.task.title };
-  const paths = files.map((f) => f.filePath);
-  await env.locks?.hold(agent, paths, message.split('\n')[0] ?? message, ctx.handle.controller.signal);
-  checkGoingOn(ctx);
-  await applyFileChanges(ctx.worktreePath, files);
-  const sha = await commitAll(ctx.worktreePath, message);
-  if (sha) ctx.headCommit = sha;
-  ctx.fileChanges = mergeFileChanges(ctx.fileChanges, files);
 }
 
 async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
@@ -127,50 +67,18 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
       ...callPatch(current, 'coder', recorded),
     });
   }
-  if (ctx.cursor.feedback) {
+  const { feedback, comments } = ctx.cursor;
+  if (ctx.cursor.resolveConflicts) {
+    await enterPhase(env, ctx);
+    current = await updateBranch(env, ctx, current);
+  } else if (feedback || comments?.length) {
     // A request for changes codes no subtask: announce the phase here, or clients still show "completed".
     await enterPhase(env, ctx);
-    current = await fixWith(env, ctx, current, {
-      feedback: ctx.cursor.feedback,
-      message: 'Address review feedback',
-    });
+    current = await fixWith(env, ctx, current, { feedback, comments, message: 'Address review feedback' });
   }
   // The review's own phase write saves this cursor.
-  ctx.cursor = { ...ctx.cursor, phase: 'reviewing', feedback: undefined };
+  ctx.cursor = { ...ctx.cursor, phase: 'reviewing', feedback: undefined, comments: undefined };
   return current;
-}
-
-async function fixWith(
-  env: DriverEnv,
-  ctx: RunContext,
-  row: CallRecords,
-  opts: { feedback?: string | undefined; message: string },
-) {
-  const paths = ctx.fileChanges.filter((f) => f.action !== 'delete').map((f) => f.filePath);
-  const currentFiles = await readFilesForContext(ctx.worktreePath, paths, env.budgets.files);
-  const result = await executeCoderAgent({
-    ...agentParams(env, ctx, 'coder'),
-    task: ctx.task,
-    subtask: null,
-    iteration: ctx.iteration,
-    previousOutputs: ctx.fileChanges,
-    reviewFindings: opts.feedback ? undefined : (ctx.review ?? undefined),
-    feedback: opts.feedback,
-    currentFiles,
-  });
-  const recorded = await recordCall(env, ctx, 'coder', result);
-  await applyAndCommit(
-    env,
-    ctx,
-    result.output.files,
-    `${opts.message}\n\nIteration ${ctx.iteration} of "${ctx.task.title}".`,
-  );
-  return persist(env, ctx, {
-    fileChanges: { files: ctx.fileChanges },
-    headCommit: ctx.headCommit,
-    ...usagePatch(ctx),
-    ...callPatch(row, 'coder', recorded),
-  });
 }
 
 async function fix(env: DriverEnv, ctx: RunContext, row: CallRecords) {

@@ -3,7 +3,8 @@ import { MAX_RETRIES } from '@/contracts/pipeline.js';
 import type { Limiter } from '@/server/lib/limiter.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { LlmProvider } from '../llm/provider.js';
-import { createRunWorktree, removeWorktree, resetWorktree } from '../workspace/worktree.js';
+import { removeWorktreeIfSafe } from '../workspace/safe-removal.js';
+import { createRunWorktree, resetWorktree } from '../workspace/worktree.js';
 import { describeFailure, RunTimeoutError } from './failures.js';
 import type { ProviderFactory } from './pipeline-deps.js';
 import type { ResolvedProvider } from './provider-resolution.js';
@@ -133,30 +134,41 @@ async function afterExecution(env: ExecutionEnv, ctx: RunContext, log: Logger) {
   if (ctx.handle.cancelled) return;
   const row = await findRun(env.db, ctx.runId);
   if (row) {
-    if (row.status === 'failed') await releaseWorktree(env, row, ctx.repoPath);
+    if (row.status === 'failed') await releaseWorktree(env, row, ctx);
     return;
   }
   try {
-    await removeWorktree(ctx.repoPath, ctx.worktreePath);
+    await removeWorktreeIfSafe(ctx);
   } catch (error) {
     log.warn('worktree of a deleted task could not be removed', { error });
   }
 }
 
+/** The repository a run's worktree belongs to, and its default branch (what keeps commits safe). */
+export interface RunRepository {
+  repoPath: string;
+  defaultBranch: string;
+}
+
 /**
- * Removes a finished run's worktree; its branch and commits stay. A run cancelled before it
- * recorded its worktree may still have made one, at the path every run is given.
- * Never throws (it runs after the request that ended the run): a failure is logged.
+ * Removes a finished run's worktree through the no-loss guard; its branch and commits stay. A
+ * run cancelled before it recorded its worktree may still have made one, at the path every run
+ * is given. Never throws (it runs after the request that ended the run): a failure is logged.
  */
 export async function releaseWorktree(
   env: Pick<ExecutionEnv, 'db' | 'dataDir' | 'logger'>,
   run: Pick<RunRow, 'id' | 'taskId' | 'worktreePath'>,
-  knownRepoPath?: string,
+  known?: RunRepository,
 ) {
   const worktreePath = run.worktreePath ?? worktreePathOf(env.dataDir, run.id);
   try {
-    const repoPath = knownRepoPath ?? (await taskWithProject(env.db, run.taskId))?.project.repoPath;
-    if (repoPath) await removeWorktree(repoPath, worktreePath);
+    const repo = known ?? (await taskWithProject(env.db, run.taskId))?.project;
+    if (repo)
+      await removeWorktreeIfSafe({
+        repoPath: repo.repoPath,
+        worktreePath,
+        defaultBranch: repo.defaultBranch,
+      });
   } catch (error) {
     env.logger.warn('worktree could not be removed', { runId: run.id, error });
   }

@@ -151,9 +151,14 @@ export class RunTransitions {
     return this.apply('reopen', ref, { ...at, errorDetails: null }, {});
   }
 
-  /** The run's branch was merged: the commit is recorded and the task is done. */
-  approve(ref: RunRef, mergeCommit: string | null) {
-    return this.apply('approve', ref, { mergeCommit }, {});
+  /** The run's branch was merged: the commits are recorded (a revert is undone) and the task is done. */
+  approve(ref: RunRef, merge: { mergeCommit: string | null; mergedOnto: string | null }) {
+    return this.apply('approve', ref, { ...merge, revertCommit: null }, {});
+  }
+
+  /** The approval was taken back by a revert commit on the default branch: the task waits in Review again. */
+  revert(ref: RunRef, revertCommit: string | null) {
+    return this.apply('revert', ref, { revertCommit }, {});
   }
 
   private async apply(name: RunTransition, ref: RunRef, patch: RunPatch, said: Announcements) {

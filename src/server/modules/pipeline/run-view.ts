@@ -16,6 +16,7 @@ export function toRunSummary(row: RunRow): PipelineRunSummary {
     baseCommit: row.baseCommit,
     headCommit: row.headCommit,
     mergeCommit: row.mergeCommit,
+    revertCommit: row.revertCommit,
     subtask: coding ? { index: Math.min(total, (row.cursor?.subtaskIndex ?? 0) + 1), total } : null,
     roundStart: row.cursor?.roundStart ?? 0,
     usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, costUsd: row.costUsd },

@@ -4,9 +4,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '@/server/lib/errors.js';
 import { git, gitText } from '@/server/lib/git.js';
-import { mergeBranch } from './merge.js';
+import { mergeBranch, revertMerge } from './merge.js';
+import { removeWorktreeIfSafe } from './safe-removal.js';
 import { commitFiles, head, makeRepo, status, type TempRepo } from './test-repo.js';
-import { createRunWorktree, listWorktrees, removeWorktree } from './worktree.js';
+import { createRunWorktree, listWorktrees } from './worktree.js';
 
 let t: TempRepo;
 let worktreePath: string;
@@ -49,7 +50,7 @@ describe('mergeBranch', () => {
       defaultBranch: 'main',
       message: 'Merge feature',
     });
-    expect(result.alreadyMerged).toBe(false);
+    expect(result).toMatchObject({ alreadyMerged: false, fastForward: false, mergedOnto: before });
     expect(await head(t.repo, 'main')).toBe(result.mergeCommit);
     expect(await isAncestor(work, 'main')).toBe(true);
     const parents = (
@@ -65,16 +66,24 @@ describe('mergeBranch', () => {
     expect(await status(t.repo)).toBe('M README.md');
   });
 
-  it('makes a merge commit even when a fast-forward would do', async () => {
-    const work = await commitFiles(worktreePath, { 'ff.txt': 'ff\n' }, 'ff');
+  it('fast-forwards when the default branch has not moved, and updates the main checkout', async () => {
+    const before = await head(t.repo, 'main');
+    await commitFiles(worktreePath, { 'ff.txt': 'ff\n' }, 'ff 1');
+    const work = await commitFiles(worktreePath, { 'ff2.txt': 'ff\n' }, 'ff 2');
     const result = await mergeBranch({
       repoPath: t.repo,
       branch,
       defaultBranch: 'main',
       message: 'Merge ff',
     });
-    expect(result.mergeCommit).not.toBe(work);
-    expect(existsSync(path.join(t.repo, 'ff.txt'))).toBe(true);
+    expect(result).toEqual({
+      mergeCommit: work,
+      mergedOnto: before,
+      fastForward: true,
+      alreadyMerged: false,
+    });
+    expect(await head(t.repo, 'main')).toBe(work);
+    expect(existsSync(path.join(t.repo, 'ff2.txt'))).toBe(true);
     expect(await status(t.repo)).toBe('');
   });
 
@@ -82,7 +91,7 @@ describe('mergeBranch', () => {
     await commitFiles(worktreePath, { 'x.txt': 'x\n' }, 'x');
     const first = await mergeBranch({ repoPath: t.repo, branch, defaultBranch: 'main', message: 'Merge' });
     const again = await mergeBranch({ repoPath: t.repo, branch, defaultBranch: 'main', message: 'Merge' });
-    expect(again).toEqual({ mergeCommit: first.mergeCommit, alreadyMerged: true });
+    expect(again).toMatchObject({ mergeCommit: first.mergeCommit, alreadyMerged: true });
     // A branch with no commits of its own is contained from the start.
     await createRunWorktree({
       repoPath: t.repo,
@@ -96,7 +105,7 @@ describe('mergeBranch', () => {
       defaultBranch: 'main',
       message: 'M',
     });
-    expect(empty).toEqual({ mergeCommit: first.mergeCommit, alreadyMerged: true });
+    expect(empty).toMatchObject({ mergeCommit: first.mergeCommit, alreadyMerged: true });
   });
 
   it('on conflict throws MERGE_CONFLICT naming the files and leaves everything as it was', async () => {
@@ -151,7 +160,7 @@ describe('mergeBranch', () => {
 
   it('keeps the branch mergeable after its worktree is removed', async () => {
     const work = await commitFiles(worktreePath, { 'late.txt': 'late\n' }, 'late');
-    await removeWorktree(t.repo, worktreePath);
+    await removeWorktreeIfSafe({ repoPath: t.repo, worktreePath, defaultBranch: 'main' });
     await mergeBranch({ repoPath: t.repo, branch, defaultBranch: 'main', message: 'M' });
     expect(await isAncestor(work, 'main')).toBe(true);
   });
@@ -160,5 +169,86 @@ describe('mergeBranch', () => {
     await expect(
       mergeBranch({ repoPath: t.repo, branch: 'autocoder/nope', defaultBranch: 'main', message: 'M' }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('revertMerge', () => {
+  const merge = (reapply?: string) =>
+    mergeBranch({
+      repoPath: t.repo,
+      branch,
+      defaultBranch: 'main',
+      message: 'Merge',
+      reapply: reapply ?? null,
+    });
+  const revert = (merged: { mergeCommit: string; mergedOnto: string }) =>
+    revertMerge({ repoPath: t.repo, defaultBranch: 'main', ...merged, message: 'Revert the approval' });
+  const files = () => gitText(['ls-tree', '-r', '--name-only', 'main'], { cwd: t.repo });
+
+  it('takes back a fast-forward of several commits with one commit, keeping later work on main', async () => {
+    await commitFiles(worktreePath, { 'a.txt': 'a\n' }, 'a');
+    await commitFiles(worktreePath, { 'b.txt': 'b\n', 'shared.txt': 'one\nTWO\nthree\n' }, 'b');
+    const merged = await merge();
+    expect(merged.fastForward).toBe(true);
+    await commitFiles(t.repo, { 'later.txt': 'later\n' }, 'later work on main');
+
+    const { revertCommit } = await revert(merged);
+    expect(revertCommit).not.toBeNull();
+    expect(await head(t.repo, 'main')).toBe(revertCommit);
+    const parents = (await gitText(['rev-list', '--parents', '-n1', revertCommit!], { cwd: t.repo })).trim();
+    expect(parents.split(' ')).toHaveLength(2);
+    expect((await files()).split('\n').filter(Boolean).sort()).toEqual([
+      'README.md',
+      'later.txt',
+      'shared.txt',
+    ]);
+    expect(await gitText(['show', 'main:shared.txt'], { cwd: t.repo })).toBe('one\ntwo\nthree\n');
+    // The checkout follows, and the branch keeps its commits.
+    expect(existsSync(path.join(t.repo, 'a.txt'))).toBe(false);
+    expect(await status(t.repo)).toBe('');
+    expect(await isAncestor(merged.mergeCommit, branch)).toBe(true);
+  });
+
+  it('takes back a merge commit by its first parent', async () => {
+    await commitFiles(worktreePath, { 'feature.txt': 'f\n' }, 'feature');
+    await commitFiles(t.repo, { 'main-only.txt': 'm\n' }, 'main moves');
+    const merged = await merge();
+    expect(merged.fastForward).toBe(false);
+    const { revertCommit } = await revert(merged);
+    expect(await gitText(['rev-parse', `${revertCommit}^`], { cwd: t.repo })).toBe(`${merged.mergeCommit}\n`);
+    expect((await files()).split('\n').filter(Boolean).sort()).toEqual([
+      'README.md',
+      'main-only.txt',
+      'shared.txt',
+    ]);
+  });
+
+  it('on conflict names the files and changes nothing', async () => {
+    await commitFiles(worktreePath, { 'shared.txt': 'one\nBRANCH\nthree\n' }, 'branch edit');
+    const merged = await merge();
+    await commitFiles(t.repo, { 'shared.txt': 'one\nLATER\nthree\n' }, 'edited again on main');
+    const before = await head(t.repo, 'main');
+    const error = await conflictOf(revert(merged));
+    expect(error.details.files).toEqual(['shared.txt']);
+    expect(await head(t.repo, 'main')).toBe(before);
+    expect(await status(t.repo)).toBe('');
+  });
+
+  it('is undone by the next merge of the branch, which reapplies it', async () => {
+    await commitFiles(worktreePath, { 'feature.txt': 'f\n' }, 'feature');
+    const merged = await merge();
+    const { revertCommit } = await revert(merged);
+    // Merging alone would change nothing: the branch is already contained.
+    expect((await merge()).alreadyMerged).toBe(true);
+    await commitFiles(worktreePath, { 'more.txt': 'm\n' }, 'more');
+    const again = await merge(revertCommit!);
+    expect(again.alreadyMerged).toBe(false);
+    expect((await files()).split('\n').filter(Boolean).sort()).toEqual([
+      'README.md',
+      'feature.txt',
+      'more.txt',
+      'shared.txt',
+    ]);
+    expect(existsSync(path.join(t.repo, 'feature.txt'))).toBe(true);
   });
 });

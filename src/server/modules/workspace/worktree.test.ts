@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitText } from '@/server/lib/git.js';
+import { removeWorktreeIfSafe } from './safe-removal.js';
 import { commitFiles, head, makeRepo, type TempRepo } from './test-repo.js';
-import { createRunWorktree, listWorktrees, removeWorktree } from './worktree.js';
+import { createRunWorktree, listWorktrees } from './worktree.js';
 
 let t: TempRepo;
 beforeEach(async () => {
@@ -50,7 +50,7 @@ describe('createRunWorktree', () => {
     const opts = { repoPath: t.repo, worktreePath, branch: 'autocoder/resume', baseBranch: 'main' };
     const { baseCommit } = await createRunWorktree(opts);
     const work = await commitFiles(worktreePath, { 'a.txt': 'a\n' }, 'work');
-    await removeWorktree(t.repo, worktreePath);
+    await removeWorktreeIfSafe({ repoPath: t.repo, worktreePath, defaultBranch: 'main' });
     await commitFiles(t.repo, { 'main.txt': 'later\n' }, 'main moves');
 
     const resumed = await createRunWorktree(opts);
@@ -100,26 +100,5 @@ describe('createRunWorktree', () => {
     expect(branches).toEqual(
       ['main', ...Array.from({ length: 10 }, (_, i) => `autocoder/parallel-${i}`)].sort(),
     );
-  });
-});
-
-describe('removeWorktree', () => {
-  it('removes the worktree, even with uncommitted files, and keeps the branch; twice is fine', async () => {
-    const worktreePath = path.join(t.root, 'wt');
-    await createRunWorktree({ repoPath: t.repo, worktreePath, branch: 'autocoder/keep', baseBranch: 'main' });
-    const work = await commitFiles(worktreePath, { 'kept.txt': 'kept\n' }, 'work');
-    await writeFile(path.join(worktreePath, 'scratch.txt'), 'dirty');
-
-    await removeWorktree(t.repo, worktreePath);
-    expect(existsSync(worktreePath)).toBe(false);
-    expect((await listWorktrees(t.repo)).map((w) => w.branch)).toEqual(['main']);
-    expect(await head(t.repo, 'refs/heads/autocoder/keep')).toBe(work);
-
-    await expect(removeWorktree(t.repo, worktreePath)).resolves.toBeUndefined();
-  });
-
-  it('refuses to remove the main checkout', async () => {
-    await expect(removeWorktree(t.repo, t.repo)).rejects.toThrow(/main checkout/);
-    expect(existsSync(path.join(t.repo, 'README.md'))).toBe(true);
   });
 });

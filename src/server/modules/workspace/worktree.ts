@@ -126,27 +126,12 @@ async function refuseNonEmptyDirectory(dir: string): Promise<void> {
 }
 
 /**
- * Removes a run's worktree and forgets it; the branch and its commits stay. Does nothing when
- * the worktree is already gone. Uncommitted changes in it are discarded, and a worktree
- * locked by an interrupted `worktree add` is removed too (hence the double `--force`).
- */
-export async function removeWorktree(repoPath: string, worktreePath: string): Promise<void> {
-  await withRepoLock(repoPath, async () => {
-    const entry = await findWorktree(repoPath, worktreePath);
-    if (entry && !entry.bare && !entry.prunable) {
-      if ((await canonical(entry.path)) === (await canonical(repoPath))) {
-        throw new AppError('INTERNAL_ERROR', 'Refusing to remove the main checkout');
-      }
-      await git(['worktree', 'remove', '--force', '--force', entry.path], { cwd: repoPath });
-    }
-    await git(['worktree', 'prune'], { cwd: repoPath });
-  });
-}
-
-/**
  * Deletes the directories of the repository's linked worktrees that lie under `root` (the data
  * directory's worktrees/), before the repository itself goes: git cannot prune them once it is
  * gone. Worktrees elsewhere are never touched. Returns the paths removed.
+ *
+ * Only for deleting a whole project, where losing its work is the point; every other removal
+ * goes through `safe-removal.ts`.
  */
 export async function removeLinkedWorktrees(repoPath: string, root: string): Promise<string[]> {
   const inside = `${await canonical(root)}${path.sep}`;

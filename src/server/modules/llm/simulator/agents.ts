@@ -104,12 +104,48 @@ function fixChanges(info: PromptInfo, names: TaskNames, iteration: number): File
   });
 }
 
+/** Both sides of every conflict, ours first, lines the two share once: what a careful merge of independent additions keeps. */
+export function resolveConflictMarkers(content: string): string {
+  const out: string[] = [];
+  let side: 'none' | 'ours' | 'base' | 'theirs' = 'none';
+  let ours: string[] = [];
+  let theirs: string[] = [];
+  for (const line of content.split('\n')) {
+    if (side === 'none' && line.startsWith('<<<<<<<')) side = 'ours';
+    else if (side !== 'none' && line.startsWith('|||||||')) side = 'base';
+    else if (side !== 'none' && line.startsWith('=======')) side = 'theirs';
+    else if (side !== 'none' && line.startsWith('>>>>>>>')) {
+      out.push(...ours, ...theirs.filter((l) => !ours.includes(l)));
+      side = 'none';
+      ours = [];
+      theirs = [];
+    } else if (side === 'ours') ours.push(line);
+    else if (side === 'theirs') theirs.push(line);
+    else if (side === 'none') out.push(line);
+  }
+  return out.join('\n');
+}
+
 export function coderAnswer(info: PromptInfo): string {
   const names = namesOf(info.task);
   const current = new Map(info.currentFiles.map((f) => [f.path, f.content]));
   let files: FileChange[];
   let thought: string;
-  if (info.fixIteration !== undefined) {
+  if (info.conflicts.length > 0) {
+    const resolved = info.conflicts.map(({ path, content }) => ({
+      filePath: path,
+      language: languageOf(path),
+      content: resolveConflictMarkers(content),
+      action: 'modify' as const,
+    }));
+    const others = info.currentFiles.length
+      ? fixChanges(info, names, info.fixIteration ?? 0).filter(
+          (f) => !resolved.some((r) => r.filePath === f.filePath),
+        )
+      : [];
+    files = [...resolved, ...others];
+    thought = `Simulated coder: resolving merge conflicts in ${resolved.map((f) => f.filePath).join(', ')}, keeping both sides.`;
+  } else if (info.fixIteration !== undefined) {
     files = fixChanges(info, names, info.fixIteration);
     thought = `Simulated coder: answering ${info.findings.length || 1} review finding(s) from iteration ${info.fixIteration}.`;
   } else {

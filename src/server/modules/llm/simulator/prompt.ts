@@ -20,6 +20,8 @@ export interface PromptInfo {
   reviewIteration: number;
   changedFiles: string[];
   currentFiles: Array<{ path: string; content: string }>;
+  /** Coder: files left with conflict markers by a merge, to be answered resolved. */
+  conflicts: Array<{ path: string; content: string }>;
 }
 
 const FALLBACK_TITLE = 'Untitled task';
@@ -130,5 +132,6 @@ export function parsePrompt(system: string, prompt: string): PromptInfo {
     reviewIteration: Number(line(prompt, 'Review iteration')?.match(/\d+/)?.[0] ?? 0),
     changedFiles: changed,
     currentFiles: currentFiles(section(prompt, 'Current files')),
+    conflicts: currentFiles(section(prompt, 'Merge conflicts')),
   };
 }

@@ -31,6 +31,10 @@ export interface CoderPromptParams {
   iteration?: number;
   /** Current content of the files this call will likely change, read from the worktree. */
   currentFiles: { path: string; content: string; truncated: boolean }[];
+  /** Files left with conflict markers by merging the default branch into the task branch. */
+  conflicts?: { path: string; content: string; truncated: boolean }[] | undefined;
+  /** The people's comments on lines of the diff. */
+  comments?: { path: string; line: number; body: string }[] | undefined;
 }
 
 export function buildCoderUserPrompt(params: CoderPromptParams): string {
@@ -49,6 +53,11 @@ export function buildCoderUserPrompt(params: CoderPromptParams): string {
     );
   }
   if (params.feedback) parts.push('## Feedback from the person reviewing', params.feedback, '');
+  if (params.comments?.length) {
+    parts.push('## Comments on lines of the diff');
+    for (const c of params.comments) parts.push(`- ${c.path}:${c.line} — ${c.body.replace(/\s+/g, ' ')}`);
+    parts.push('');
+  }
   if (params.reviewFindings) {
     parts.push(`## Review findings (score ${params.reviewFindings.score}/100)`);
     for (const f of params.reviewFindings.findings)
@@ -60,6 +69,17 @@ export function buildCoderUserPrompt(params: CoderPromptParams): string {
     parts.push('## Files changed so far in this run');
     for (const f of params.previousOutputs) parts.push(`- ${f.filePath} (${f.action})`);
     parts.push('');
+  }
+  if (params.conflicts?.length) {
+    parts.push(
+      '## Merge conflicts to resolve',
+      'The default branch was merged into this branch and these files conflict. Give each of them',
+      "complete, with both sides' intent kept and no conflict markers (<<<<<<<, =======, >>>>>>>) left.",
+      '',
+    );
+    for (const file of params.conflicts) {
+      parts.push(`### ${file.path}${file.truncated ? ' (truncated)' : ''}`, fence(file.content), '');
+    }
   }
   parts.push('## Current files');
   if (params.currentFiles.length === 0) parts.push('(none of the relevant files exist yet)');
