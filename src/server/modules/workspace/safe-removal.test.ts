@@ -118,6 +118,8 @@ const RM_ALLOWED: Record<string, string> = {
   'src/server/lib/git.ts': "an untrusted git's temporary HOME",
   'src/server/db/client.ts': 'a database directory it created',
   'src/server/modules/workspace/test-repo.ts': 'test repositories',
+  'src/server/modules/graph/graph-service.ts': "the import graph's own mirror of a project (dataDir/graph)",
+  'src/server/modules/graph/mirror.ts': 'its placeholder tree of a repository, rebuilt from git objects',
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {
