@@ -1,4 +1,4 @@
-import type { ActivePhase, AgentType, PipelinePhase, PipelineStatus } from './pipeline.js';
+import type { ActivePhase, AgentType, CheckResultData, PipelinePhase, PipelineStatus } from './pipeline.js';
 import type { TaskStatus } from './tasks.js';
 
 /**
@@ -19,7 +19,15 @@ export interface RunCursor {
   retryCount: number;
   /** The person's feedback still to be coded (request changes). */
   feedback?: string | undefined;
+  /**
+   * How the repository's check (the project's `checkCommand`) ended after the last coding or
+   * fixing step; the review that follows fails when it failed, and the next fix is shown its tail.
+   */
+  check?: CheckOutcome | undefined;
 }
+
+/** A check's result as a run keeps it (the `check-result` event without its run and time). */
+export type CheckOutcome = Omit<CheckResultData, 'runId' | 'timestamp'>;
 
 /** A run that holds its task (and one of its user's slots): it runs, or waits for Retry or Cancel. */
 export const ACTIVE_RUN_STATUSES = ['running', 'paused'] as const satisfies readonly PipelineStatus[];

@@ -3,6 +3,7 @@ import { AGENT_CONFIGS } from '@/contracts/pipeline.js';
 import type { RunCursor } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
+import type { CheckSandbox, CheckSettings } from '../checks/check-runner.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
 import type { TaskContext } from './prompts/task-context.js';
@@ -20,6 +21,8 @@ export interface DriverEnv {
   budgets: { repoMap: number; files: number; diff: number };
   /** Largest agent answer accepted, in bytes. */
   maxAnswerBytes?: number;
+  /** Where the repository's check runs (every process running repository code goes through it). */
+  sandbox: CheckSandbox;
 }
 
 /** Everything the driver needs for one run, in memory while it executes; built whole by `buildRunContext`. */
@@ -28,6 +31,8 @@ export interface RunContext extends RunRef {
   task: TaskContext;
   repoPath: string;
   defaultBranch: string;
+  /** The project's check, run after every coding and fixing step; null: the project has none. */
+  check: CheckSettings | null;
   worktreePath: string;
   branch: string;
   baseCommit: string | null;
@@ -67,6 +72,9 @@ export function buildRunContext(
     task: { title: found.task.title, description: found.task.description, category: found.task.category },
     repoPath: found.project.repoPath,
     defaultBranch: found.project.defaultBranch,
+    check: found.project.checkCommand
+      ? { command: found.project.checkCommand, timeoutSeconds: found.project.checkTimeoutSeconds }
+      : null,
     worktreePath: row.worktreePath ?? run.worktreePath,
     branch: row.branch ?? branchName(found.task.title, row.id.slice(0, 8)),
     baseCommit: row.baseCommit,

@@ -7,6 +7,7 @@ import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
 import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
+import { checkFailureSummary, verifyStep, withCheckVerdict } from './run-check.js';
 import { type DriverEnv, mergeFileChanges, type RunContext } from './run-context.js';
 import { type RunPatch, type RunRow, setTaskFields } from './runs.repo.js';
 
@@ -126,9 +127,24 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
       message: 'Address review feedback',
     });
   }
+  const check = await verified(env, ctx);
   // The review's own phase write saves this cursor.
-  ctx.cursor = { ...ctx.cursor, phase: 'reviewing', feedback: undefined };
+  ctx.cursor = { ...ctx.cursor, phase: 'reviewing', feedback: undefined, check };
   return current;
+}
+
+/** The gate after a coding or fixing step: the project's check, if it has one (see run-check.ts). */
+async function verified(env: DriverEnv, ctx: RunContext) {
+  const check = await verifyStep(env, ctx);
+  checkGoingOn(ctx);
+  return check;
+}
+
+/** The last check's failure as an agent is shown it; undefined when it passed or none ran. */
+function failedCheckOf(ctx: RunContext) {
+  const check = ctx.cursor.check;
+  if (!check || check.passed) return undefined;
+  return { summary: checkFailureSummary(check, ctx.check?.command), tail: check.tail };
 }
 
 async function fixWith(
@@ -146,6 +162,7 @@ async function fixWith(
     iteration: ctx.iteration,
     previousOutputs: ctx.fileChanges,
     reviewFindings: opts.feedback ? undefined : (ctx.review ?? undefined),
+    failedCheck: opts.feedback ? undefined : failedCheckOf(ctx),
     feedback: opts.feedback,
     currentFiles,
   });
@@ -173,9 +190,17 @@ async function fix(env: DriverEnv, ctx: RunContext, row: CallRecords) {
     `Review failed — auto-fixing (attempt ${attempt}/${MAX_ITERATIONS - 1})\n`,
   );
   const updated = await fixWith(env, ctx, row, { message: 'Fix review findings' });
+  const check = await verified(env, ctx);
   // The review's own phase write saves this cursor.
-  ctx.cursor = { ...ctx.cursor, phase: 'reviewing' };
+  ctx.cursor = { ...ctx.cursor, phase: 'reviewing', check };
   return updated;
+}
+
+/** What the reviewer is told of the last check. */
+function reviewerCheck(ctx: RunContext) {
+  if (!ctx.cursor.check) return null;
+  const failed = failedCheckOf(ctx);
+  return failed ? { passed: false as const, failed } : { passed: true as const };
 }
 
 /** Reviews the branch's diff; `done` when the run has ended (passed or failed). */
@@ -191,9 +216,11 @@ async function review(env: DriverEnv, ctx: RunContext, row: CallRecords) {
     changedFiles: diff.files.map((f) => f.path),
     diff: diff.patch.slice(0, env.budgets.diff),
     feedback: ctx.lastFeedback,
+    check: reviewerCheck(ctx),
   });
   const recorded = await recordCall(env, ctx, 'reviewer', result);
-  ctx.review = result.output;
+  // Whatever the reviewer says, a failing check fails the review.
+  ctx.review = withCheckVerdict(result.output, ctx.cursor.check, ctx.check?.command);
   const common = { reviewFindings: ctx.review, ...usagePatch(ctx), ...callPatch(row, 'reviewer', recorded) };
   if (reviewPassed(ctx.review)) {
     checkGoingOn(ctx);

@@ -20,6 +20,8 @@ export interface PromptInfo {
   reviewIteration: number;
   changedFiles: string[];
   currentFiles: Array<{ path: string; content: string }>;
+  /** The `## Failing check` section of a coder's fix prompt (the repository's check failed), if any. */
+  failedCheck?: string | undefined;
 }
 
 const FALLBACK_TITLE = 'Untitled task';
@@ -130,5 +132,6 @@ export function parsePrompt(system: string, prompt: string): PromptInfo {
     reviewIteration: Number(line(prompt, 'Review iteration')?.match(/\d+/)?.[0] ?? 0),
     changedFiles: changed,
     currentFiles: currentFiles(section(prompt, 'Current files')),
+    failedCheck: section(prompt, 'Failing check').join('\n').trim() || undefined,
   };
 }
