@@ -8,7 +8,7 @@ import { LOOPBACK_NAMES } from '../http/host-check.js';
 import { createLogger } from '../lib/logger.js';
 import { createMemoryRateLimitStore, type RateLimits } from '../lib/rate-limit.js';
 import { createSandbox, type Sandbox } from '../modules/sandbox/sandbox.js';
-import { sandboxConfig } from '../modules/sandbox/sandbox-mode.js';
+import { type SandboxMode, sandboxConfig } from '../modules/sandbox/sandbox-mode.js';
 import { createRuntime, type RuntimeOptions } from '../runtime.js';
 import { openTestDatabase } from './test-db.js';
 
@@ -36,6 +36,8 @@ export interface TestAppOptions {
   deps?: Partial<AppDeps>;
   runtime?: Partial<Omit<RuntimeOptions, 'database' | 'dataDir' | 'logger' | 'now'>>;
   app?: Partial<AppOptions>;
+  /** AUTOCODER_SANDBOX as an operator would set it; by default chosen as on a loopback server. */
+  sandboxMode?: SandboxMode;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // As the server builds it on loopback: bubblewrap when installed, else the server's own user.
   const sandbox = createSandbox(
     sandboxConfig({
-      requested: undefined,
+      requested: options.sandboxMode,
       host: '127.0.0.1',
       path: process.env.PATH ?? '/usr/bin:/bin',
       dataDir,
