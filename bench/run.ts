@@ -1,8 +1,8 @@
 // `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
 // PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
 // concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline/), and the board's
-// list at 1,000 tasks (the board part, bench/board.ts).
-// `npm run bench -- foundation` (or pipeline, sse-flood, board) runs one part. See bench/README.md.
+// list at 1,000 tasks (the board part, bench/board.ts), and a run's diff of 200 files (bench/diff.ts).
+// `npm run bench -- foundation` (or pipeline, sse-flood, board, diff) runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contracts/tasks.js';
 import { type BoardDbResult, benchBoard, boardAims, boardConfig, printBoard } from './board.js';
+import { benchDiff, type DiffDbResult, diffConfig } from './diff.js';
+import { diffAims, printDiff } from './diff-report.js';
 import { type Aim, baseEnv, firstLine, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { formatJson, int, ms, table } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
@@ -40,10 +42,10 @@ import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from '
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board'] as const;
+const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board', 'diff'] as const;
 type Part = (typeof PARTS)[number];
 const USAGE =
-  'usage: npm run bench [-- foundation|pipeline|sse-flood|board …]   (no part: all, in that order)';
+  'usage: npm run bench [-- foundation|pipeline|sse-flood|board|diff …]   (no part: all, in that order)';
 
 /** The parts named on the command line (`npm run bench -- pipeline`); none means all of them. */
 function parseParts(args: readonly string[]): Part[] {
@@ -87,6 +89,7 @@ const config = {
 
 const pipelineSettings = pipelineConfig();
 const boardSettings = boardConfig();
+const diffSettings = diffConfig();
 
 const AIMS = { coldStartMs: 3000, postgresReadP99Ms: 20 };
 const PASSWORD = 'correct horse battery staple';
@@ -716,6 +719,23 @@ async function runBoardPart(): Promise<BoardPartResult> {
   return { databases, aims: boardAims(databases, boardSettings) };
 }
 
+interface DiffPartResult {
+  databases: DiffDbResult[];
+  aims: Aim[];
+}
+
+async function runDiffPart(): Promise<DiffPartResult> {
+  console.log(
+    `\n=== Diff: a run whose branch touches ${diffSettings.files} files with ${diffSettings.lines} changed lines, ` +
+      `read by ${diffSettings.clients} clients`,
+  );
+  const databases = await eachDatabase<DiffDbResult>(
+    (kind, databaseUrl) => benchDiff(kind, databaseUrl, diffSettings),
+    (database, reason) => ({ status: 'skipped', database, reason }),
+  );
+  return { databases, aims: diffAims(databases, diffSettings) };
+}
+
 interface PreviousResults {
   startedAt?: string;
   environment?: { commit?: string | null; dirty?: boolean | null; loadAverage?: number[] };
@@ -725,6 +745,7 @@ interface PreviousResults {
   pipeline?: unknown;
   board?: unknown;
   sseFlood?: unknown;
+  diff?: unknown;
   aims?: Aim[];
   carriedOver?: Partial<Record<Part, unknown>>;
 }
@@ -773,11 +794,13 @@ async function main(): Promise<void> {
   const pipeline = parts.includes('pipeline') ? await runPipelinePart() : null;
   const sseFlood = parts.includes('sse-flood') ? await runSseFloodPart() : null;
   const board = parts.includes('board') ? await runBoardPart() : null;
+  const diff = parts.includes('diff') ? await runDiffPart() : null;
   const aims = [
     ...(foundation?.aims ?? []),
     ...(pipeline?.aims ?? []),
     ...(sseFlood?.aims ?? []),
     ...(board?.aims ?? []),
+    ...(diff?.aims ?? []),
   ];
 
   // --- report
@@ -795,6 +818,10 @@ async function main(): Promise<void> {
     console.log('\n--- Board');
     for (const result of board.databases) printBoard(result, boardSettings);
   }
+  if (diff) {
+    console.log('\n--- Diff');
+    for (const result of diff.databases) printDiff(result, diffSettings);
+  }
   console.log('\nAims');
   console.log(
     table(
@@ -811,16 +838,19 @@ async function main(): Promise<void> {
   // A run of one part keeps the other part's figures from the previous file, saying when they were taken.
   const resultsDir = path.join(root, 'bench', 'results');
   const resultsFile = path.join(resultsDir, 'latest.json');
-  const previous = foundation && pipeline && sseFlood && board ? null : await previousResults(resultsFile);
+  const previous =
+    foundation && pipeline && sseFlood && board && diff ? null : await previousResults(resultsFile);
   const keepFoundation = !foundation && previous?.start !== undefined;
   const keepPipeline = !pipeline && previous?.pipeline !== undefined;
   const keepSseFlood = !sseFlood && previous?.sseFlood !== undefined;
   const keepBoard = !board && previous?.board !== undefined;
+  const keepDiff = !diff && previous?.diff !== undefined;
   const kept: Record<Part, boolean> = {
     foundation: keepFoundation,
     pipeline: keepPipeline,
     'sse-flood': keepSseFlood,
     board: keepBoard,
+    diff: keepDiff,
   };
   const keptAims = (previous?.aims ?? []).filter((aim) => kept[aim.part ?? 'foundation']);
   const result = {
@@ -874,8 +904,18 @@ async function main(): Promise<void> {
       : keepBoard
         ? { board: previous?.board }
         : {}),
+    ...(diff
+      ? {
+          diff: {
+            config: diffSettings,
+            databases: Object.fromEntries(diff.databases.map((entry) => [entry.database, entry])),
+          },
+        }
+      : keepDiff
+        ? { diff: previous?.diff }
+        : {}),
     aims: [...aims, ...keptAims],
-    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard)
+    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard || keepDiff)
       ? {
           carriedOver: Object.fromEntries(
             PARTS.filter((part) => kept[part]).map((part) => [

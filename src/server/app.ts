@@ -13,8 +13,11 @@ import { type HostRules, hostCheck, hostRulesFor } from './http/host-check.js';
 import { checkOrigin, requireSession } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { coordinationRoutes } from './modules/coordination/coordination.routes.js';
+import { tokenRoutes } from './modules/coordination/tokens.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
+import { diffRoutes } from './modules/pipeline/diff.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
 import { taskReplayStart } from './modules/pipeline/replay-start.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
@@ -77,6 +80,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   );
   app.route('/api/auth', authRoutes(deps));
 
+  // Agents' routes: a bearer token or a session, checked per route (requireAgent), so public here.
+  app.route('/api', coordinationRoutes(deps));
   app.route('/api/metrics', metricsRoutes(deps, options.metricsToken));
   // Last under /api: every request the public routes above did not answer needs a session.
   app.route(
@@ -86,6 +91,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       ['/tasks', taskRoutes(deps)],
       ['/tasks', startPipelineRoute(deps.orchestrator)],
       ['/pipeline', pipelineRoutes(deps.orchestrator, deps.events)],
+      ['/pipeline', diffRoutes(deps)],
+      ['/tokens', tokenRoutes(deps)],
       [
         '/sse',
         sseRoutes(deps, {

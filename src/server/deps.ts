@@ -3,6 +3,8 @@ import type { Logger } from './lib/logger.js';
 import type { NetworkPolicy } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import type { SessionUser } from './modules/auth/auth.js';
+import type { CoordinationSettings } from './modules/coordination/coordination.js';
+import type { Agent } from './modules/coordination/tokens.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
 import type { SseHub } from './modules/events/sse-hub.js';
@@ -36,6 +38,8 @@ export interface AppDeps {
   sseHub: SseHub;
   /** Aborted when the server shuts down: long-lived responses (SSE) end. */
   shutdown: AbortSignal;
+  /** Multi-agent coordination (issue 9): the lock store, the import-graph neighbours, the lock TTL. */
+  coordination: CoordinationSettings;
 }
 
 export type { SessionUser };
@@ -45,5 +49,7 @@ export type AppEnv = {
   Variables: {
     user: SessionUser;
     sessionId: string;
+    /** Who calls the coordination routes: a token's agent, or the signed-in user. */
+    agent: Agent;
   };
 };

@@ -11,6 +11,8 @@ const envSchema = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   REDIS_URL: z.string().optional(),
+  /** A file lock expires this long after its holder last posted it (seed 003: 5 minutes). */
+  LOCK_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Login/register requests allowed per client address per minute. */
   AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(30),
@@ -94,6 +96,7 @@ export type Env = {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  lockTtlSeconds: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   trustProxy: boolean;
   publicUrl: string | undefined;
@@ -131,6 +134,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     dataDir: path.resolve(env.AUTOCODER_DATA_DIR),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    lockTtlSeconds: env.LOCK_TTL_SECONDS,
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
     publicUrl: env.AUTOCODER_PUBLIC_URL || undefined,

@@ -7,6 +7,10 @@ import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-po
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import { liveSessionIds } from './modules/auth/auth.repo.js';
 import type { CheckSandbox } from './modules/checks/check-runner.js';
+import type { LockStore } from './modules/coordination/lock-store.js';
+import { startLockSweeper } from './modules/coordination/lock-sweeper.js';
+import { createMemoryLockStore } from './modules/coordination/memory-lock-store.js';
+import { type NeighbourSource, noNeighbours } from './modules/coordination/neighbours.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
@@ -45,6 +49,12 @@ export interface RuntimeOptions {
   sse?: Partial<SseSettings>;
   eventLog?: EventLogOptions;
   bus?: EventBus;
+  /** Where file locks live: in this process by default, Redis when REDIS_URL is set (main.ts). */
+  lockStore?: LockStore;
+  /** LOCK_TTL_SECONDS in milliseconds (default 300 s). */
+  lockTtlMs?: number;
+  /** Import-graph neighbours for the coordination rules; none until a graph is wired in. */
+  neighbours?: NeighbourSource;
 }
 
 export interface Runtime {
@@ -99,6 +109,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     liveSessions: (ids) => liveSessionIds(options.database.db, ids, new Date(options.now())),
     logger: options.logger,
   });
+  const locks = options.lockStore ?? createMemoryLockStore();
+  const stopLockSweeper = startLockSweeper({ locks, events, logger: options.logger, now: options.now });
   const deps: AppDeps = {
     db: options.database.db,
     dbKind: options.database.kind,
@@ -117,16 +129,23 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     sse,
     sseHub,
     shutdown: shutdown.signal,
+    coordination: {
+      locks,
+      neighbours: options.neighbours ?? noNeighbours,
+      lockTtlMs: options.lockTtlMs ?? 300_000,
+    },
   };
   return {
     deps,
     simulatorUrl,
     async close() {
       shutdown.abort();
+      stopLockSweeper();
       sseHub.close();
       await orchestrator.shutdown();
       await events.close();
       await simulator?.close();
+      await locks.close();
     },
   };
 }

@@ -184,4 +184,22 @@ export const events = pgTable(
   ],
 );
 
-export const schema = { users, sessions, projects, tasks, pipelineRuns, events };
+/**
+ * An agent's identity (issue 9): a bearer token its user created. `tokenHash` is the SHA-256 of
+ * the token, which is shown once and never stored.
+ */
+export const agentTokens = pgTable(
+  'agent_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('agent_tokens_user_idx').on(table.userId, table.createdAt)],
+);
+
+export const schema = { users, sessions, projects, tasks, pipelineRuns, events, agentTokens };
