@@ -263,12 +263,6 @@ export interface CheckLogData {
   chunk: string;
   timestamp: number;
 }
-/**
- * The `file` of the review finding a failing check adds: no file of the diff, so it is a general
- * finding, and the coder is shown the check's output in a section of its own.
- */
-export const CHECK_FINDING_FILE = '(repository check)';
-
 /** How the repository's check ended. */
 export interface CheckResultData {
   runId: string;

@@ -29,6 +29,12 @@ export interface RunCursor {
 /** A check's result as a run keeps it (the `check-result` event without its run and time). */
 export type CheckOutcome = Omit<CheckResultData, 'runId' | 'timestamp'>;
 
+/**
+ * The `file` of the review finding a failing check adds: no file of the diff, so it is a general
+ * finding, and the coder is shown the check's output in a section of its own.
+ */
+export const CHECK_FINDING_FILE = '(repository check)';
+
 /** A run that holds its task (and one of its user's slots): it runs, or waits for Retry or Cancel. */
 export const ACTIVE_RUN_STATUSES = ['running', 'paused'] as const satisfies readonly PipelineStatus[];
 export type ActiveRunStatus = (typeof ACTIVE_RUN_STATUSES)[number];

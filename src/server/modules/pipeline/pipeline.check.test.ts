@@ -1,12 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CHECK_FINDING_FILE,
-  type CheckLogData,
-  type CheckResultData,
-  type StoredEvent,
-} from '@/contracts/pipeline.js';
+import type { CheckLogData, CheckResultData, StoredEvent } from '@/contracts/pipeline.js';
+import { CHECK_FINDING_FILE } from '@/contracts/run-lifecycle.js';
 import { pidsRunning } from '@/server/modules/sandbox/sandbox-testing.js';
 import { createTestApp } from '@/server/testing/test-app.js';
 import {

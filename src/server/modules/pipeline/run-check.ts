@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { CHECK_FINDING_FILE, type ReviewFinding, type ReviewResult } from '@/contracts/pipeline.js';
-import type { CheckOutcome } from '@/contracts/run-lifecycle.js';
+import type { ReviewFinding, ReviewResult } from '@/contracts/pipeline.js';
+import { CHECK_FINDING_FILE, type CheckOutcome } from '@/contracts/run-lifecycle.js';
 import { runCheck } from '../checks/check-runner.js';
 import type { DriverEnv, RunContext } from './run-context.js';
 

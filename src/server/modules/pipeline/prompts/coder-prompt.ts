@@ -1,9 +1,5 @@
-import {
-  CHECK_FINDING_FILE,
-  type FileChange,
-  type ReviewResult,
-  type Subtask,
-} from '@/contracts/pipeline.js';
+import type { FileChange, ReviewResult, Subtask } from '@/contracts/pipeline.js';
+import { CHECK_FINDING_FILE } from '@/contracts/run-lifecycle.js';
 import { type FailedCheck, fence, formatFailedCheck, formatTask, type TaskContext } from './task-context.js';
 
 /** The coder's role, rules and answer format (complete file contents as JSON). */
