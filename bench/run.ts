@@ -1,8 +1,10 @@
 // `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
 // PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
-// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline/), and the board's
-// list at 1,000 tasks (the board part, bench/board.ts), and a run's diff of 200 files (bench/diff.ts).
-// `npm run bench -- foundation` (or pipeline, sse-flood, board, diff) runs one part. See bench/README.md.
+// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline/), the board's list at
+// 1,000 tasks (the board part, bench/board.ts), a run's diff of 200 files (bench/diff.ts), and the
+// import graph of a generated 10,000-file TypeScript repository beside madge and dependency-cruiser
+// (the graph part, bench/graph.ts).
+// `npm run bench -- foundation` (or pipeline, sse-flood, board, diff, graph) runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -17,6 +19,7 @@ import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contra
 import { type BoardDbResult, benchBoard, boardAims, boardConfig, printBoard } from './board.js';
 import { benchDiff, type DiffDbResult, diffConfig } from './diff.js';
 import { diffAims, printDiff } from './diff-report.js';
+import { benchGraph, type GraphResult, graphAims, graphConfig, printGraph } from './graph.js';
 import { type Aim, baseEnv, firstLine, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { formatJson, int, ms, table } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
@@ -42,10 +45,10 @@ import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from '
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board', 'diff'] as const;
+const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board', 'diff', 'graph'] as const;
 type Part = (typeof PARTS)[number];
 const USAGE =
-  'usage: npm run bench [-- foundation|pipeline|sse-flood|board|diff …]   (no part: all, in that order)';
+  'usage: npm run bench [-- foundation|pipeline|sse-flood|board|diff|graph …]   (no part: all, in that order)';
 
 /** The parts named on the command line (`npm run bench -- pipeline`); none means all of them. */
 function parseParts(args: readonly string[]): Part[] {
@@ -736,6 +739,17 @@ async function runDiffPart(): Promise<DiffPartResult> {
   return { databases, aims: diffAims(databases, diffSettings) };
 }
 
+const graphSettings = graphConfig();
+
+async function runGraphPart(): Promise<{ result: GraphResult; aims: Aim[] }> {
+  console.log(
+    `\n=== Graph: ${graphSettings.files} generated TypeScript files, ${graphSettings.coldRuns} cold builds, ` +
+      `${graphSettings.updates} one-file updates, madge and dependency-cruiser on the same files`,
+  );
+  const result = await benchGraph(graphSettings);
+  return { result, aims: graphAims(result) };
+}
+
 interface PreviousResults {
   startedAt?: string;
   environment?: { commit?: string | null; dirty?: boolean | null; loadAverage?: number[] };
@@ -746,6 +760,7 @@ interface PreviousResults {
   board?: unknown;
   sseFlood?: unknown;
   diff?: unknown;
+  graph?: unknown;
   aims?: Aim[];
   carriedOver?: Partial<Record<Part, unknown>>;
 }
@@ -795,12 +810,14 @@ async function main(): Promise<void> {
   const sseFlood = parts.includes('sse-flood') ? await runSseFloodPart() : null;
   const board = parts.includes('board') ? await runBoardPart() : null;
   const diff = parts.includes('diff') ? await runDiffPart() : null;
+  const graph = parts.includes('graph') ? await runGraphPart() : null;
   const aims = [
     ...(foundation?.aims ?? []),
     ...(pipeline?.aims ?? []),
     ...(sseFlood?.aims ?? []),
     ...(board?.aims ?? []),
     ...(diff?.aims ?? []),
+    ...(graph?.aims ?? []),
   ];
 
   // --- report
@@ -822,6 +839,10 @@ async function main(): Promise<void> {
     console.log('\n--- Diff');
     for (const result of diff.databases) printDiff(result, diffSettings);
   }
+  if (graph) {
+    console.log('\n--- Graph');
+    printGraph(graph.result);
+  }
   console.log('\nAims');
   console.log(
     table(
@@ -839,18 +860,20 @@ async function main(): Promise<void> {
   const resultsDir = path.join(root, 'bench', 'results');
   const resultsFile = path.join(resultsDir, 'latest.json');
   const previous =
-    foundation && pipeline && sseFlood && board && diff ? null : await previousResults(resultsFile);
+    foundation && pipeline && sseFlood && board && diff && graph ? null : await previousResults(resultsFile);
   const keepFoundation = !foundation && previous?.start !== undefined;
   const keepPipeline = !pipeline && previous?.pipeline !== undefined;
   const keepSseFlood = !sseFlood && previous?.sseFlood !== undefined;
   const keepBoard = !board && previous?.board !== undefined;
   const keepDiff = !diff && previous?.diff !== undefined;
+  const keepGraph = !graph && previous?.graph !== undefined;
   const kept: Record<Part, boolean> = {
     foundation: keepFoundation,
     pipeline: keepPipeline,
     'sse-flood': keepSseFlood,
     board: keepBoard,
     diff: keepDiff,
+    graph: keepGraph,
   };
   const keptAims = (previous?.aims ?? []).filter((aim) => kept[aim.part ?? 'foundation']);
   const result = {
@@ -914,8 +937,13 @@ async function main(): Promise<void> {
       : keepDiff
         ? { diff: previous?.diff }
         : {}),
+    ...(graph
+      ? { graph: { config: graphSettings, ...graph.result } }
+      : keepGraph
+        ? { graph: previous?.graph }
+        : {}),
     aims: [...aims, ...keptAims],
-    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard || keepDiff)
+    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard || keepDiff || keepGraph)
       ? {
           carriedOver: Object.fromEntries(
             PARTS.filter((part) => kept[part]).map((part) => [

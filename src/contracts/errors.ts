@@ -39,6 +39,8 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   TOO_MANY_PIPELINES: 429,
   INTERNAL_ERROR: 500,
+  BRANCH_NOT_FOUND: 404,
+  GRAPH_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -89,6 +89,8 @@ export const ERROR_TYPES = [
   'interrupted',
   /** The run worked longer than the server's limit (AUTOCODER_RUN_TIMEOUT_MS). */
   'run_timeout',
+  /** Another agent kept writing a file the coder changed for longer than LOCK_WAIT_SECONDS. */
+  'lock_conflict',
 ] as const;
 export type PipelineErrorType = (typeof ERROR_TYPES)[number];
 

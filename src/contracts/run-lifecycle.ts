@@ -75,6 +75,8 @@ export interface RunTransitionRule {
   completes?: boolean;
   /** Announced with a `phase-change` event on the task's stream. */
   announces: boolean;
+  /** The run's file locks are released: it will write no more (see docs/coordination.md). */
+  releasesLocks?: boolean;
 }
 
 /**
@@ -93,6 +95,7 @@ export const RUN_TRANSITIONS = {
     taskStatus: 'backlog',
     completes: true,
     announces: true,
+    releasesLocks: true,
   },
   pass: {
     from: ['running'],
@@ -109,6 +112,7 @@ export const RUN_TRANSITIONS = {
     taskStatus: 'backlog',
     completes: true,
     announces: true,
+    releasesLocks: true,
   },
   resume: { from: ['paused'], to: 'running', phase: 'cursor', announces: true },
   reopen: {
@@ -119,7 +123,14 @@ export const RUN_TRANSITIONS = {
     completes: false,
     announces: true,
   },
-  approve: { from: ['passed'], to: 'passed', phase: 'unchanged', taskStatus: 'done', announces: false },
+  approve: {
+    from: ['passed'],
+    to: 'passed',
+    phase: 'unchanged',
+    taskStatus: 'done',
+    announces: false,
+    releasesLocks: true,
+  },
 } as const satisfies Record<string, RunTransitionRule>;
 
 export type RunTransition = keyof typeof RUN_TRANSITIONS;

@@ -13,9 +13,13 @@ import { type HostRules, hostCheck, hostRulesFor } from './http/host-check.js';
 import { checkOrigin, requireSession } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
-import { coordinationRoutes } from './modules/coordination/coordination.routes.js';
+import { coordinationRoutes, projectLocksRoutes } from './modules/coordination/coordination.routes.js';
+import { locksForGraph } from './modules/coordination/lock-overlay.js';
 import { tokenRoutes } from './modules/coordination/tokens.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
+import { gitHttpRoutes } from './modules/git-http/git-http.routes.js';
+import { graphRoutes } from './modules/graph/graph.routes.js';
+import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { diffRoutes } from './modules/pipeline/diff.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
@@ -88,6 +92,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     '/api',
     protectedApi(deps, [
       ['/projects', projectRoutes(deps)],
+      ['/projects', projectLocksRoutes(deps)],
       ['/tasks', taskRoutes(deps)],
       ['/tasks', startPipelineRoute(deps.orchestrator)],
       ['/pipeline', pipelineRoutes(deps.orchestrator, deps.events)],
@@ -103,12 +108,18 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
           replayStart: (taskId) => taskReplayStart(deps, taskId),
         }),
       ],
+      ['/graph', graphRoutes(deps, locksForGraph(deps.coordination.locks, deps.now))],
     ]),
   );
 
   app.all('/api/*', () => {
     throw new AppError('NOT_FOUND', 'No such API route');
   });
+
+  // MCP for agents (bearer token only; Host checked above, Origin and body size in the route).
+  app.route('/mcp', mcpRoutes(deps));
+  // The shared remote: git smart HTTP (Basic auth with an agent token; pushes capped in the route).
+  app.route('/git', gitHttpRoutes(deps));
 
   if (options.webDir && existsSync(path.join(options.webDir, 'index.html'))) {
     const webDir = options.webDir;

@@ -8,6 +8,7 @@ import type { Agent } from './modules/coordination/tokens.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
 import type { SseHub } from './modules/events/sse-hub.js';
+import type { GraphService } from './modules/graph/graph-service.js';
 import type { Orchestrator } from './modules/pipeline/orchestrator.js';
 
 /** Everything a module needs from the outside world, handed in by `createApp(deps)`. */
@@ -33,6 +34,8 @@ export interface AppDeps {
   /** The ordered, persisted log behind every SSE stream. */
   events: EventLog;
   orchestrator: Orchestrator;
+  /** Import graphs per (project, branch), kept at the branch head. */
+  graphs: GraphService;
   sse: SseSettings;
   /** Open SSE streams by user and session: the per-user cap, closing on logout and expiry. */
   sseHub: SseHub;

@@ -13,6 +13,8 @@ const envSchema = z.object({
   REDIS_URL: z.string().optional(),
   /** A file lock expires this long after its holder last posted it (seed 003: 5 minutes). */
   LOCK_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** How long a pipeline run waits for another agent's WRITING lock before it pauses with `lock_conflict`. */
+  LOCK_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Login/register requests allowed per client address per minute. */
   AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(30),
@@ -97,6 +99,7 @@ export type Env = {
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   lockTtlSeconds: number;
+  lockWaitSeconds: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   trustProxy: boolean;
   publicUrl: string | undefined;
@@ -135,6 +138,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     lockTtlSeconds: env.LOCK_TTL_SECONDS,
+    lockWaitSeconds: env.LOCK_WAIT_SECONDS,
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
     publicUrl: env.AUTOCODER_PUBLIC_URL || undefined,

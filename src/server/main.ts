@@ -73,6 +73,7 @@ async function main() {
     // In Redis, every process of the server sees the same file locks.
     ...(env.redisUrl ? { lockStore: createRedisLockStore(env.redisUrl) } : {}),
     lockTtlMs: env.lockTtlSeconds * 1000,
+    lockWaitMs: env.lockWaitSeconds * 1000,
   });
   await runtime.deps.orchestrator.recoverInterrupted();
   const hostsOn = (port: number) =>

@@ -7,18 +7,22 @@ import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-po
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import { liveSessionIds } from './modules/auth/auth.repo.js';
 import type { CheckSandbox } from './modules/checks/check-runner.js';
+import { graphNeighbourSource } from './modules/coordination/graph-neighbours.js';
 import type { LockStore } from './modules/coordination/lock-store.js';
 import { startLockSweeper } from './modules/coordination/lock-sweeper.js';
 import { createMemoryLockStore } from './modules/coordination/memory-lock-store.js';
-import { type NeighbourSource, noNeighbours } from './modules/coordination/neighbours.js';
+import type { NeighbourSource } from './modules/coordination/neighbours.js';
+import { RunLocks } from './modules/coordination/run-locks.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
 import { SseHub } from './modules/events/sse-hub.js';
+import { GraphService } from './modules/graph/graph-service.js';
 import { createProvider } from './modules/llm/providers.js';
 import { startSimulator } from './modules/llm/simulator/server.js';
 import { Orchestrator } from './modules/pipeline/orchestrator.js';
 import type { ProviderDefaults } from './modules/pipeline/provider-resolution.js';
+import { findProjectRepoPath } from './modules/projects/projects.repo.js';
 
 export interface RuntimeOptions {
   database: Database;
@@ -53,7 +57,9 @@ export interface RuntimeOptions {
   lockStore?: LockStore;
   /** LOCK_TTL_SECONDS in milliseconds (default 300 s). */
   lockTtlMs?: number;
-  /** Import-graph neighbours for the coordination rules; none until a graph is wired in. */
+  /** LOCK_WAIT_SECONDS in milliseconds (default 60 s): how long a run waits for another agent's lock. */
+  lockWaitMs?: number;
+  /** Import-graph neighbours for the coordination rules; default: the graph module's, of the branch head. */
   neighbours?: NeighbourSource;
 }
 
@@ -80,6 +86,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     options.now,
     options.eventLog,
   );
+  const locks = options.lockStore ?? createMemoryLockStore();
+  const runLocks = new RunLocks({
+    db: options.database.db,
+    now: options.now,
+    events,
+    locks,
+    waitMs: options.lockWaitMs ?? 60_000,
+  });
   const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
   const guardedFetch = createGuardedFetch(network);
   const orchestrator = new Orchestrator({
@@ -101,6 +115,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
     ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}),
     ...(options.runTimeoutMs !== undefined ? { runTimeoutMs: options.runTimeoutMs } : {}),
+    locks: runLocks,
   });
   const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
   const sseHub = new SseHub({
@@ -109,8 +124,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     liveSessions: (ids) => liveSessionIds(options.database.db, ids, new Date(options.now())),
     logger: options.logger,
   });
-  const locks = options.lockStore ?? createMemoryLockStore();
   const stopLockSweeper = startLockSweeper({ locks, events, logger: options.logger, now: options.now });
+  const graphs = new GraphService({ dataDir: options.dataDir, logger: options.logger });
   const deps: AppDeps = {
     db: options.database.db,
     dbKind: options.database.kind,
@@ -126,12 +141,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     version: options.version,
     events,
     orchestrator,
+    graphs,
     sse,
     sseHub,
     shutdown: shutdown.signal,
     coordination: {
       locks,
-      neighbours: options.neighbours ?? noNeighbours,
+      neighbours:
+        options.neighbours ??
+        graphNeighbourSource(
+          graphs,
+          (projectId) => findProjectRepoPath(options.database.db, projectId),
+          options.logger,
+        ),
       lockTtlMs: options.lockTtlMs ?? 300_000,
     },
   };
@@ -142,6 +164,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       shutdown.abort();
       stopLockSweeper();
       sseHub.close();
+      graphs.close();
       await orchestrator.shutdown();
       await events.close();
       await simulator?.close();

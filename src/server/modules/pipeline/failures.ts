@@ -2,6 +2,7 @@ import { type ErrorDetails, MAX_RETRIES } from '@/contracts/pipeline.js';
 import { agentOfPhase, type RunCursor } from '@/contracts/run-lifecycle.js';
 import { AppError } from '@/server/lib/errors.js';
 import { GitError } from '@/server/lib/git.js';
+import { LockConflictError } from '../coordination/run-locks.js';
 import { LlmError } from '../llm/provider.js';
 import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
 
@@ -76,6 +77,12 @@ export function describeFailure(
   if (error instanceof RunTimeoutError) {
     return {
       details: { ...base, type: 'run_timeout', message: error.message, retryable: true },
+      logAsBug: false,
+    };
+  }
+  if (error instanceof LockConflictError) {
+    return {
+      details: { ...base, type: 'lock_conflict', message: error.message, retryable: true },
       logAsBug: false,
     };
   }

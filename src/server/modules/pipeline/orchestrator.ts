@@ -48,7 +48,7 @@ export class Orchestrator {
   private readonly runTimeoutMs: number;
 
   constructor(private readonly deps: OrchestratorDeps) {
-    this.transitions = new RunTransitions(deps.db, deps.events, deps.now);
+    this.transitions = new RunTransitions(deps.db, deps.events, deps.now, deps.locks);
     this.env = {
       db: deps.db,
       transitions: this.transitions,
@@ -60,6 +60,7 @@ export class Orchestrator {
       setups: new Limiter(WORKTREE_SETUPS_AT_ONCE),
       budgets: { repoMap: 20_000, files: 60_000, diff: 120_000 },
       ...(deps.maxAnswerBytes !== undefined ? { maxAnswerBytes: deps.maxAnswerBytes } : {}),
+      ...(deps.locks ? { locks: deps.locks } : {}),
     };
     this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
     this.slots = new RunningSlots(deps.db, deps.maxRunningPerUser ?? 5);

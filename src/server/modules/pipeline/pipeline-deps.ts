@@ -2,6 +2,7 @@ import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { NetworkPolicy } from '@/server/lib/network-policy.js';
 import type { CheckSandbox } from '../checks/check-runner.js';
+import type { RunLocks } from '../coordination/run-locks.js';
 import type { EventLog } from '../events/event-log.js';
 import type { LlmProvider } from '../llm/provider.js';
 import type { ProviderDefaults, ResolvedProvider } from './provider-resolution.js';
@@ -29,4 +30,6 @@ export interface OrchestratorDeps {
   maxAnswerBytes?: number;
   /** How long a run may work from its start or resumption before it is paused (AUTOCODER_RUN_TIMEOUT_MS). */
   runTimeoutMs?: number;
+  /** The runs' file locks (issue 9: our pipeline obeys the locks); runs take none without them. */
+  locks?: RunLocks;
 }

@@ -4,6 +4,7 @@ import type { RunCursor } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { CheckSandbox, CheckSettings } from '../checks/check-runner.js';
+import type { RunLocks } from '../coordination/run-locks.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
 import type { TaskContext } from './prompts/task-context.js';
@@ -23,6 +24,8 @@ export interface DriverEnv {
   maxAnswerBytes?: number;
   /** Where the repository's check runs (every process running repository code goes through it). */
   sandbox: CheckSandbox;
+  /** File locks taken before a coder's changes are applied; none without them. */
+  locks?: RunLocks;
 }
 
 /** Everything the driver needs for one run, in memory while it executes; built whole by `buildRunContext`. */

@@ -72,12 +72,20 @@ async function plan(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   return updated;
 }
 
-/** Applies the coder's files in the worktree and commits them: one commit per call. */
+/**
+ * Takes WRITING locks on the coder's files (waiting for other agents, see RunLocks.hold), then
+ * applies them in the worktree and commits them: one commit per call.
+ */
 async function applyAndCommit(
+  env: DriverEnv,
   ctx: RunContext,
   files: Parameters<typeof applyFileChanges>[1],
   message: string,
 ) {
+  const agent = { runId: ctx.runId, taskId: ctx.taskId, projectId: ctx.projectId, taskTitle: ctx.task.title };
+  const paths = files.map((f) => f.filePath);
+  await env.locks?.hold(agent, paths, message.split('\n')[0] ?? message, ctx.handle.controller.signal);
+  checkGoingOn(ctx);
   await applyFileChanges(ctx.worktreePath, files);
   const sha = await commitAll(ctx.worktreePath, message);
   if (sha) ctx.headCommit = sha;
@@ -106,6 +114,7 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
     });
     const recorded = await recordCall(env, ctx, 'coder', result);
     await applyAndCommit(
+      env,
       ctx,
       result.output.files,
       `${subtask.title}\n\nSubtask ${index + 1}/${total} of "${ctx.task.title}".`,
@@ -168,6 +177,7 @@ async function fixWith(
   });
   const recorded = await recordCall(env, ctx, 'coder', result);
   await applyAndCommit(
+    env,
     ctx,
     result.output.files,
     `${opts.message}\n\nIteration ${ctx.iteration} of "${ctx.task.title}".`,

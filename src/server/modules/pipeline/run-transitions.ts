@@ -11,6 +11,7 @@ import type {
 import { RUN_TRANSITIONS, type RunCursor, type RunTransition } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import type { FeedbackEntry } from '@/server/db/schema.js';
+import type { RunLocks } from '../coordination/run-locks.js';
 import { taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
 import { RunEvents } from './run-events.js';
@@ -54,6 +55,8 @@ export class RunTransitions {
     private readonly db: Db,
     private readonly log: EventLog,
     private readonly now: () => number,
+    /** The runs' file locks; without them (tests of other parts) runs take none. */
+    private readonly locks?: RunLocks,
   ) {
     this.events = new RunEvents(db, log, now);
   }
@@ -162,6 +165,7 @@ export class RunTransitions {
     if ('completes' in rule) set.completedAt = rule.completes ? new Date(this.now()) : null;
     const row = await updateRun(this.db, ref.runId, set, rule.from);
     if (row) await this.announce(name, ref, row, said);
+    if (row && 'releasesLocks' in rule && this.locks) await this.locks.releaseAll(ref);
     return row;
   }
 

@@ -27,6 +27,16 @@ export async function findOwnedProject(
   return row ?? null;
 }
 
+/** The project's default branch, or null when there is no such project. */
+export async function defaultBranchOf(db: Db, projectId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ defaultBranch: projects.defaultBranch })
+    .from(projects)
+    .where(eq(projects.id, projectId))
+    .limit(1);
+  return row?.defaultBranch ?? null;
+}
+
 export async function insertProject(db: Db, values: typeof projects.$inferInsert): Promise<ProjectRow> {
   const [row] = await db.insert(projects).values(values).returning();
   if (!row) throw new Error('insert returned no row');
@@ -77,4 +87,14 @@ export async function hasActiveRunInProject(db: Db, projectId: string): Promise<
     .where(and(eq(tasks.projectId, projectId), inArray(pipelineRuns.status, [...ACTIVE_RUN_STATUSES])))
     .limit(1);
   return Boolean(row);
+}
+
+/** Where a project's repository lives, whoever owns it (for server-side work on a known project). */
+export async function findProjectRepoPath(db: Db, projectId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ repoPath: projects.repoPath })
+    .from(projects)
+    .where(eq(projects.id, projectId))
+    .limit(1);
+  return row?.repoPath ?? null;
 }

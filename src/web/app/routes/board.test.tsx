@@ -49,7 +49,10 @@ beforeEach(() => {
     }),
     card('t-done', 'Set up the project', 'done', 1000),
   ];
-  stubFetch({ 'GET /api/tasks': () => ({ tasks }) });
+  stubFetch({
+    'GET /api/tasks': () => ({ tasks }),
+    [`GET /api/projects/${P}/locks`]: { branch: 'main', locks: [] },
+  });
 });
 
 afterEach(() => {

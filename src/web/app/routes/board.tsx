@@ -1,5 +1,8 @@
 import { useMemo } from 'react';
 import { useParams } from 'react-router';
+import { ActivityFeed } from '@/web/features/activity/components/activity-feed';
+import { TaskLockBadge } from '@/web/features/activity/components/task-lock-badge';
+import { useActivityStore } from '@/web/features/activity/stores/activity-store';
 import { useApplyTaskStatus } from '@/web/features/board/api/apply-task-status';
 import type { BoardSlots } from '@/web/features/board/components/board-slots';
 import { BoardView } from '@/web/features/board/components/board-view';
@@ -7,19 +10,38 @@ import { PipelinePanel } from '@/web/features/pipeline/components/pipeline-panel
 import { TaskPhaseBadge } from '@/web/features/pipeline/components/task-phase-badge';
 import { useProjectEvents } from '@/web/features/pipeline/sse/use-project-events';
 
-/** The board with the pipeline plugged in: live card moves and phase badges, the drawer's Pipeline section. */
+/**
+ * The board with the pipeline and the activity feed plugged in: live card moves, phase and lock
+ * badges, the drawer's Pipeline section, and the project's live activity beside the columns.
+ */
 export function BoardRoute() {
   const { projectId = '' } = useParams();
   const applyTaskStatus = useApplyTaskStatus(projectId);
-  useProjectEvents(projectId, { onTaskStatus: applyTaskStatus });
+  const applyActivity = useActivityStore((state) => state.apply);
+  useProjectEvents(projectId, {
+    onTaskStatus: applyTaskStatus,
+    onCoordination: (event, id) => applyActivity(projectId, event, id),
+  });
 
   const slots = useMemo<BoardSlots>(
     () => ({
-      cardBadges: (task) => <TaskPhaseBadge taskId={task.id} taskStatus={task.status} run={task.run} />,
+      cardBadges: (task) => (
+        <>
+          <TaskPhaseBadge taskId={task.id} taskStatus={task.status} run={task.run} />
+          <TaskLockBadge taskId={task.id} />
+        </>
+      ),
       taskSection: (task) => <PipelinePanel key={task.id} taskId={task.id} taskStatus={task.status} />,
     }),
     [],
   );
 
-  return <BoardView key={projectId} projectId={projectId} slots={slots} />;
+  return (
+    <div className="flex h-full min-h-0">
+      <div className="min-w-0 flex-1">
+        <BoardView key={projectId} projectId={projectId} slots={slots} />
+      </div>
+      <ActivityFeed projectId={projectId} />
+    </div>
+  );
 }

@@ -28,6 +28,7 @@ const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
   answer_too_large: 'an agent’s answer was too large',
   interrupted: 'the server restarted during the run',
   run_timeout: 'the run took longer than its time limit',
+  lock_conflict: 'another agent is writing a file this run changes',
 };
 
 /** Errors this recent when they reach the page are news; older ones come from a replay. */

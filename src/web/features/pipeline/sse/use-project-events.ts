@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import type { CoordinationEvent } from '@/contracts/coordination';
 import type { RunUpdateData, TaskStatusData } from '@/contracts/pipeline';
 import { usePipelineStore } from '../stores/pipeline-store';
 import { openEventStream } from './event-stream';
@@ -6,11 +7,17 @@ import { openEventStream } from './event-stream';
 interface ProjectEventHandlers {
   /** A pipeline moved a task: the board moves its card. */
   onTaskStatus: (event: TaskStatusData) => void;
+  /** An agent took, was refused, released or lost locks (the activity feed, lock badges). */
+  onCoordination?: (event: CoordinationEvent, id: number | null) => void;
 }
+
+const COORDINATION_EVENTS = ['lock-taken', 'lock-refused', 'lock-released', 'lock-expired'] as const;
+const isCoordination = (type: string): type is CoordinationEvent['type'] =>
+  (COORDINATION_EVENTS as readonly string[]).includes(type);
 
 /**
  * The board's live feed (GET /api/sse/projects/:projectId): task moves go to `onTaskStatus`, run
- * summaries to the pipeline store for the cards' phase badges. Live only: the board loads the
+ * summaries to the pipeline store for the cards' phase badges, lock events to `onCoordination`. Live only: the board loads the
  * current state itself.
  */
 export function useProjectEvents(projectId: string | undefined, handlers: ProjectEventHandlers) {
@@ -23,11 +30,13 @@ export function useProjectEvents(projectId: string | undefined, handlers: Projec
     if (!projectId) return;
     const stream = openEventStream({
       url: `/api/sse/projects/${encodeURIComponent(projectId)}`,
-      events: ['task-status', 'run-update'],
-      onMessage: (type, data) => {
+      events: ['task-status', 'run-update', ...COORDINATION_EVENTS],
+      onMessage: (type, data, id) => {
         if (type === 'task-status') handlersRef.current.onTaskStatus(data as TaskStatusData);
         else if (type === 'run-update')
           usePipelineStore.getState().setRunSummary((data as RunUpdateData).run);
+        else if (isCoordination(type))
+          handlersRef.current.onCoordination?.({ type, data } as CoordinationEvent, id);
       },
     });
     return () => stream.close();

@@ -1,0 +1,165 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type CoordinationEvent, MAX_MESSAGE_CHARS } from '@/contracts/coordination.js';
+import type { Db } from '@/server/db/client.js';
+import { projectStream } from '../events/bus.js';
+import type { EventLog } from '../events/event-log.js';
+import { defaultBranchOf } from '../projects/projects.repo.js';
+import type { LockEntry, LockScope, LockStore } from './lock-store.js';
+
+/**
+ * A pipeline run's locks last until the run ends (cancel, failure, approval), not the agents' TTL: a run
+ * holds them through Review without posting again. This bound only frees files whose run's end was never
+ * recorded (a process killed while the locks live on in Redis).
+ */
+export const RUN_LOCK_TTL_MS = 24 * 60 * 60 * 1000;
+/** How often a waiting run asks again. */
+const RETRY_EVERY_MS = 1000;
+
+/** The agent a pipeline run is: its own id, named after its task. */
+export interface RunAgent {
+  runId: string;
+  taskId: string;
+  projectId: string;
+  taskTitle: string;
+}
+
+export interface RunLockDeps {
+  db: Db;
+  now: () => number;
+  events: Pick<EventLog, 'append'>;
+  locks: LockStore;
+  /** LOCK_WAIT_SECONDS, in milliseconds: how long a run waits for another agent's lock before it pauses. */
+  waitMs: number;
+}
+
+/** Another agent writes a file the run's coder changed, and did not let go within the wait. */
+export class LockConflictError extends Error {
+  constructor(
+    readonly lock: Pick<LockEntry, 'path' | 'holder' | 'message'>,
+    waitedMs: number,
+  ) {
+    super(
+      `'${lock.path}' is being written by '${lock.holder.name}' (${lock.holder.id}): “${lock.message}”. ` +
+        `Waited ${Math.round(waitedMs / 1000)} s; Retry once they release it.`,
+    );
+    this.name = 'LockConflictError';
+  }
+}
+
+/** One sentence of intent from a subtask's text: its first sentence, at most 500 characters. */
+export function oneSentence(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const end = flat.search(/[.!?](\s|$)/);
+  const sentence = end >= 0 ? flat.slice(0, end + 1) : flat;
+  const bounded =
+    sentence.length > MAX_MESSAGE_CHARS ? `${sentence.slice(0, MAX_MESSAGE_CHARS - 1)}…` : sentence;
+  return bounded || 'Pipeline run writes its changes.';
+}
+
+const holderOf = (run: RunAgent) => ({ id: run.runId, name: run.taskTitle });
+
+/**
+ * The file locks of AutoCoder's own runs, under the same rules and store as external agents, in the
+ * scope of the project's default branch: that is where the run's branch is merged, and where agents
+ * working on the project lock their files.
+ */
+export class RunLocks {
+  constructor(private readonly deps: RunLockDeps) {}
+
+  /**
+   * Takes WRITING locks on `paths` for the run, all or none. While another agent writes one of them,
+   * retries every second for up to `waitMs`, then
+   * throws `LockConflictError` naming the file, the holder and its message. `signal` ends the wait.
+   */
+  async hold(run: RunAgent, paths: readonly string[], intent: string, signal: AbortSignal): Promise<void> {
+    const files = [...new Set(paths)];
+    if (files.length === 0) return;
+    const scope = await this.scopeOf(run.projectId);
+    const message = oneSentence(intent);
+    const started = performance.now();
+    let refusedOnce = false;
+    for (;;) {
+      signal.throwIfAborted();
+      const now = this.deps.now();
+      const result = await this.deps.locks.acquire(scope, {
+        holder: holderOf(run),
+        paths: files,
+        status: 'WRITING',
+        message,
+        agentHead: null,
+        now,
+        ttlMs: RUN_LOCK_TTL_MS,
+      });
+      const activity = {
+        branch: scope.branch,
+        agent: holderOf(run),
+        files,
+        message,
+        timestamp: now,
+        taskId: run.taskId,
+      };
+      if (result.ok) {
+        await this.record(run.projectId, { type: 'lock-taken', data: { ...activity, status: 'WRITING' } });
+        // Cancelled while the locks were being taken: the cancel's release may have run before them.
+        if (signal.aborted) await this.releaseAll(run);
+        signal.throwIfAborted();
+        return;
+      }
+      const [first] = result.conflicts;
+      if (!first) throw new Error('a refused acquire names its conflicts');
+      if (!refusedOnce) {
+        // Once per wait: the feed tells who is in the way, not every second of waiting.
+        refusedOnce = true;
+        const conflicts = [...new Set(result.conflicts.map((l) => l.path))];
+        await this.record(run.projectId, {
+          type: 'lock-refused',
+          data: { ...activity, status: 'WRITING', conflicts, holder: first.holder.id },
+        });
+      }
+      const waited = performance.now() - started;
+      if (waited >= this.deps.waitMs) throw new LockConflictError(first, waited);
+      await sleep(Math.min(RETRY_EVERY_MS, this.deps.waitMs - waited), undefined, { signal });
+    }
+  }
+
+  /** Releases every lock the run holds in its project (the run ended); returns the files released. */
+  async releaseAll(run: Omit<RunAgent, 'taskTitle'>): Promise<string[]> {
+    const scope = await this.scopeOf(run.projectId).catch(() => null);
+    if (!scope) return [];
+    const now = this.deps.now();
+    const held = (await this.deps.locks.list(scope, now)).filter((l) => l.holder.id === run.runId);
+    if (held.length === 0) return [];
+    const released = await this.deps.locks.release(
+      scope,
+      run.runId,
+      held.map((l) => l.path),
+      now,
+    );
+    const first = held[0];
+    if (released.length > 0 && first) {
+      await this.record(run.projectId, {
+        type: 'lock-released',
+        data: {
+          branch: scope.branch,
+          agent: first.holder,
+          files: released,
+          status: 'OPEN',
+          message: first.message,
+          timestamp: now,
+          taskId: run.taskId,
+        },
+      });
+    }
+    return released;
+  }
+
+  private async scopeOf(projectId: string): Promise<LockScope> {
+    const branch = await defaultBranchOf(this.deps.db, projectId);
+    if (!branch) throw new Error(`project ${projectId} not found`);
+    return { projectId, branch };
+  }
+
+  private record(projectId: string, event: CoordinationEvent) {
+    return this.deps.events.append(projectStream(projectId), event);
+  }
+}
