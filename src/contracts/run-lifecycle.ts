@@ -1,4 +1,4 @@
-import type { ActivePhase, AgentType, PipelinePhase, PipelineStatus } from './pipeline.js';
+import type { ActivePhase, AgentType, CheckResultData, PipelinePhase, PipelineStatus } from './pipeline.js';
 import type { TaskStatus } from './tasks.js';
 
 /**
@@ -26,7 +26,21 @@ export interface RunCursor {
    * default branch is merged into the branch and the coder resolves the conflicts.
    */
   resolveConflicts?: boolean | undefined;
+  /**
+   * How the repository's check (the project's `checkCommand`) ended after the last coding or
+   * fixing step; the review that follows fails when it failed, and the next fix is shown its tail.
+   */
+  check?: CheckOutcome | undefined;
 }
+
+/** A check's result as a run keeps it (the `check-result` event without its run and time). */
+export type CheckOutcome = Omit<CheckResultData, 'runId' | 'timestamp'>;
+
+/**
+ * The `file` of the review finding a failing check adds: no file of the diff, so it is a general
+ * finding, and the coder is shown the check's output in a section of its own.
+ */
+export const CHECK_FINDING_FILE = '(repository check)';
 
 /** A run that holds its task (and one of its user's slots): it runs, or waits for Retry or Cancel. */
 export const ACTIVE_RUN_STATUSES = ['running', 'paused'] as const satisfies readonly PipelineStatus[];

@@ -58,6 +58,7 @@ async function main() {
     rateLimits: { ...DEFAULT_RATE_LIMITS, perIp: { max: env.authRequestsPerMinute, windowMs: 60_000 } },
     trustProxy: env.trustProxy,
     version,
+    sandbox,
     providerDefaults: {
       anthropicApiKey: env.anthropicApiKey,
       anthropicBaseUrl: env.anthropicBaseUrl,

@@ -6,6 +6,7 @@ import type { Logger } from './lib/logger.js';
 import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import { liveSessionIds } from './modules/auth/auth.repo.js';
+import type { CheckSandbox } from './modules/checks/check-runner.js';
 import { graphNeighbourSource } from './modules/coordination/graph-neighbours.js';
 import type { LockStore } from './modules/coordination/lock-store.js';
 import { startLockSweeper } from './modules/coordination/lock-sweeper.js';
@@ -37,6 +38,8 @@ export interface RuntimeOptions {
   trustProxy: boolean;
   version: string;
   providerDefaults: ProviderDefaults;
+  /** Where repository code (a project's check) runs; the caller creates and closes it. */
+  sandbox: CheckSandbox;
   /** An already running simulator; when absent one is started in this process on a free loopback port. */
   simulatorUrl?: string;
   /** Delay between simulated chunks (a human-watchable pace by default; 0 in tests and benchmarks). */
@@ -100,6 +103,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     now: options.now,
     dataDir: options.dataDir,
     providerDefaults: options.providerDefaults,
+    sandbox: options.sandbox,
     network,
     providers: (resolved) =>
       createProvider({

@@ -7,6 +7,8 @@ import type { AppDeps } from '../deps.js';
 import { LOOPBACK_NAMES } from '../http/host-check.js';
 import { createLogger } from '../lib/logger.js';
 import { createMemoryRateLimitStore, type RateLimits } from '../lib/rate-limit.js';
+import { createSandbox, type Sandbox } from '../modules/sandbox/sandbox.js';
+import { type SandboxMode, sandboxConfig } from '../modules/sandbox/sandbox-mode.js';
 import { createRuntime, type RuntimeOptions } from '../runtime.js';
 import { openTestDatabase } from './test-db.js';
 
@@ -21,6 +23,8 @@ export interface TestApp {
   deps: AppDeps;
   database: Database;
   simulatorUrl: string;
+  /** The real sandbox checks run in: bubblewrap when installed, else as this user (host). */
+  sandbox: Sandbox;
   /** Moves the app's clock forward. */
   advance(ms: number): void;
   close(): Promise<void>;
@@ -32,6 +36,8 @@ export interface TestAppOptions {
   deps?: Partial<AppDeps>;
   runtime?: Partial<Omit<RuntimeOptions, 'database' | 'dataDir' | 'logger' | 'now'>>;
   app?: Partial<AppOptions>;
+  /** AUTOCODER_SANDBOX as an operator would set it; by default chosen as on a loopback server. */
+  sandboxMode?: SandboxMode;
 }
 
 /**
@@ -41,6 +47,15 @@ export interface TestAppOptions {
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await openTestDatabase());
   const dataDir = await mkdtemp(path.join(tmpdir(), 'autocoder-test-'));
+  // As the server builds it on loopback: bubblewrap when installed, else the server's own user.
+  const sandbox = createSandbox(
+    sandboxConfig({
+      requested: options.sandboxMode,
+      host: '127.0.0.1',
+      path: process.env.PATH ?? '/usr/bin:/bin',
+      dataDir,
+    }),
+  );
   let offset = 0;
   const runtime = await createRuntime({
     database,
@@ -55,6 +70,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     simulatorChunkDelayMs: 0,
     backoffBaseMs: 1,
     eventLog: { flushIntervalMs: 20 },
+    sandbox,
     ...options.runtime,
   });
   const deps: AppDeps = { ...runtime.deps, ...options.deps };
@@ -67,11 +83,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     deps,
     database,
     simulatorUrl: runtime.simulatorUrl,
+    sandbox,
     advance(ms) {
       offset += ms;
     },
     async close() {
       await runtime.close();
+      await sandbox.close();
       await database.close();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -114,6 +114,27 @@ export function runEvents(runId = 'run-1', taskId = 'task-1') {
         timestamp: at(id),
       },
     }),
+    checkLog: (id: number, chunk: string, stream: 'stdout' | 'stderr' = 'stdout'): StoredEvent => ({
+      id,
+      type: 'check-log',
+      data: { runId, stream, chunk, timestamp: at(id) },
+    }),
+    checkResult: (
+      id: number,
+      result: { exitCode: number | null; timedOut?: boolean; durationMs?: number; tail?: string },
+    ): StoredEvent => ({
+      id,
+      type: 'check-result',
+      data: {
+        runId,
+        exitCode: result.exitCode,
+        passed: result.exitCode === 0 && !result.timedOut,
+        timedOut: result.timedOut ?? false,
+        durationMs: result.durationMs ?? 1_200,
+        tail: result.tail ?? '',
+        timestamp: at(id),
+      },
+    }),
     moved: (id: number): StoredEvent => ({
       id,
       type: 'task-status',

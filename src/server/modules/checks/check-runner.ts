@@ -19,8 +19,11 @@ export interface CheckSettings {
   timeoutSeconds: number;
 }
 
+/** What the check runner needs of the sandbox: running a process to its end. */
+export type CheckSandbox = Pick<Sandbox, 'run'>;
+
 export interface RunCheckOptions {
-  sandbox: Sandbox;
+  sandbox: CheckSandbox;
   runId: string;
   worktree: string;
   check: CheckSettings;

@@ -101,6 +101,18 @@ export function describeFailure(
       logAsBug: false,
     };
   }
+  if (error instanceof AppError && error.code === 'SANDBOX_DISABLED') {
+    // Retrying cannot help: the server runs no repository code until its operator allows it.
+    return {
+      details: {
+        ...base,
+        type: 'unknown',
+        message: `${error.message}. The project's check command cannot run: clear it in the project's settings, or ask the operator to enable the sandbox.`,
+        retryable: false,
+      },
+      logAsBug: false,
+    };
+  }
   if (error instanceof GitError) {
     return { details: { ...base, type: 'unknown', message: error.message, retryable: true }, logAsBug: true };
   }

@@ -59,6 +59,7 @@ export class Orchestrator {
       now: deps.now,
       dataDir: deps.dataDir,
       providers: deps.providers,
+      sandbox: deps.sandbox,
       setups: new Limiter(WORKTREE_SETUPS_AT_ONCE),
       budgets: { repoMap: 20_000, files: 60_000, diff: 120_000 },
       ...(deps.maxAnswerBytes !== undefined ? { maxAnswerBytes: deps.maxAnswerBytes } : {}),

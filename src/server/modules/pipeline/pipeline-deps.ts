@@ -1,6 +1,7 @@
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { NetworkPolicy } from '@/server/lib/network-policy.js';
+import type { CheckSandbox } from '../checks/check-runner.js';
 import type { RunLocks } from '../coordination/run-locks.js';
 import type { EventLog } from '../events/event-log.js';
 import type { LlmProvider } from '../llm/provider.js';
@@ -17,6 +18,8 @@ export interface OrchestratorDeps {
   dataDir: string;
   providers: ProviderFactory;
   providerDefaults: ProviderDefaults;
+  /** Runs the repository's check (the project's `checkCommand`) in a run's worktree. */
+  sandbox: CheckSandbox;
   /** Where a user-chosen provider URL may go; checked before a run starts, and again on every connection. */
   network?: NetworkPolicy;
   /** First retry waits this long, then twice as long each time (1 s, 2 s, 4 s). */

@@ -46,6 +46,7 @@ function restartedOrchestrator() {
     now: t.deps.now,
     dataDir: t.deps.dataDir,
     providerDefaults: {},
+    sandbox: t.sandbox,
     providers: () => {
       throw new Error('a recovering orchestrator starts no call');
     },

@@ -6,6 +6,7 @@ import { readFilesForContext } from '../workspace/context.js';
 import { filesWithConflictMarkers, mergeDefaultIntoWorktree } from '../workspace/update-branch.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
 import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
+import { failedCheckOf } from './run-check.js';
 import { type DriverEnv, mergeFileChanges, type RunContext } from './run-context.js';
 import { checkGoingOn, persist } from './run-steps.js';
 
@@ -103,6 +104,7 @@ export async function fixWith(
     iteration: ctx.iteration,
     previousOutputs: ctx.fileChanges,
     reviewFindings: opts.feedback || opts.comments?.length ? undefined : (ctx.review ?? undefined),
+    failedCheck: opts.feedback || opts.comments?.length ? undefined : failedCheckOf(ctx),
     feedback: opts.feedback,
     comments: opts.comments,
     conflicts,

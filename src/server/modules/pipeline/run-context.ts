@@ -3,6 +3,7 @@ import { AGENT_CONFIGS } from '@/contracts/pipeline.js';
 import type { RunCursor } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
+import type { CheckSandbox, CheckSettings } from '../checks/check-runner.js';
 import type { RunLocks } from '../coordination/run-locks.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
@@ -21,6 +22,8 @@ export interface DriverEnv {
   budgets: { repoMap: number; files: number; diff: number };
   /** Largest agent answer accepted, in bytes. */
   maxAnswerBytes?: number;
+  /** Where the repository's check runs (every process running repository code goes through it). */
+  sandbox: CheckSandbox;
   /** File locks taken before a coder's changes are applied; none without them. */
   locks?: RunLocks;
 }
@@ -31,6 +34,8 @@ export interface RunContext extends RunRef {
   task: TaskContext;
   repoPath: string;
   defaultBranch: string;
+  /** The project's check, run after every coding and fixing step; null: the project has none. */
+  check: CheckSettings | null;
   worktreePath: string;
   branch: string;
   baseCommit: string | null;
@@ -70,6 +75,9 @@ export function buildRunContext(
     task: { title: found.task.title, description: found.task.description, category: found.task.category },
     repoPath: found.project.repoPath,
     defaultBranch: found.project.defaultBranch,
+    check: found.project.checkCommand
+      ? { command: found.project.checkCommand, timeoutSeconds: found.project.checkTimeoutSeconds }
+      : null,
     worktreePath: row.worktreePath ?? run.worktreePath,
     branch: row.branch ?? branchName(found.task.title, row.id.slice(0, 8)),
     baseCommit: row.baseCommit,

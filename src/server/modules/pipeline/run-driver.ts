@@ -5,6 +5,7 @@ import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
 import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
+import { failedCheckOf, verifyStep, withCheckVerdict } from './run-check.js';
 import { applyAndCommit, fixWith, updateBranch } from './run-coder-steps.js';
 import type { DriverEnv, RunContext } from './run-context.js';
 import { checkGoingOn, enterPhase, persist, RunStopped } from './run-steps.js';
@@ -77,8 +78,16 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
     current = await fixWith(env, ctx, current, { feedback, comments, message: 'Address review feedback' });
   }
   // The review's own phase write saves this cursor.
-  ctx.cursor = { ...ctx.cursor, phase: 'reviewing', feedback: undefined, comments: undefined };
+  const check = await verified(env, ctx);
+  ctx.cursor = { ...ctx.cursor, phase: 'reviewing', feedback: undefined, comments: undefined, check };
   return current;
+}
+
+/** The gate after a coding or fixing step: the project's check, if it has one (see run-check.ts). */
+async function verified(env: DriverEnv, ctx: RunContext) {
+  const check = await verifyStep(env, ctx);
+  checkGoingOn(ctx);
+  return check;
 }
 
 async function fix(env: DriverEnv, ctx: RunContext, row: CallRecords) {
@@ -92,8 +101,16 @@ async function fix(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   );
   const updated = await fixWith(env, ctx, row, { message: 'Fix review findings' });
   // The review's own phase write saves this cursor.
-  ctx.cursor = { ...ctx.cursor, phase: 'reviewing' };
+  const check = await verified(env, ctx);
+  ctx.cursor = { ...ctx.cursor, phase: 'reviewing', check };
   return updated;
+}
+
+/** What the reviewer is told of the last check. */
+function reviewerCheck(ctx: RunContext) {
+  if (!ctx.cursor.check) return null;
+  const failed = failedCheckOf(ctx);
+  return failed ? { passed: false as const, failed } : { passed: true as const };
 }
 
 /** Reviews the branch's diff; `done` when the run has ended (passed or failed). */
@@ -109,9 +126,11 @@ async function review(env: DriverEnv, ctx: RunContext, row: CallRecords) {
     changedFiles: diff.files.map((f) => f.path),
     diff: diff.patch.slice(0, env.budgets.diff),
     feedback: ctx.lastFeedback,
+    check: reviewerCheck(ctx),
   });
   const recorded = await recordCall(env, ctx, 'reviewer', result);
-  ctx.review = result.output;
+  // Whatever the reviewer says, a failing check fails the review.
+  ctx.review = withCheckVerdict(result.output, ctx.cursor.check, ctx.check?.command);
   const common = { reviewFindings: ctx.review, ...usagePatch(ctx), ...callPatch(row, 'reviewer', recorded) };
   if (reviewPassed(ctx.review)) {
     checkGoingOn(ctx);

@@ -7,6 +7,7 @@ import {
   languageOf,
   listExtension,
   mainModule,
+  SIMULATOR_NOTICE,
   testModule,
   withValidationGuard,
 } from './content.js';
@@ -126,7 +127,18 @@ export function resolveConflictMarkers(content: string): string {
   return out.join('\n');
 }
 
-export function coderAnswer(info: PromptInfo): string {
+/** The file a `check-fix=<path>` scenario has the coder create once a failing check reaches it. */
+function checkFixChange(path: string, info: PromptInfo): FileChange {
+  const firstLine = info.failedCheck?.split('\n')[0]?.slice(0, 200) ?? '';
+  return {
+    filePath: path,
+    language: languageOf(path),
+    content: `${SIMULATOR_NOTICE}\nScripted fix (scenario check-fix) for the failing check: ${firstLine}\n`,
+    action: 'create',
+  };
+}
+
+export function coderAnswer(info: PromptInfo, scenario?: Scenario): string {
   const names = namesOf(info.task);
   const current = new Map(info.currentFiles.map((f) => [f.path, f.content]));
   let files: FileChange[];
@@ -148,6 +160,13 @@ export function coderAnswer(info: PromptInfo): string {
   } else if (info.fixIteration !== undefined) {
     files = fixChanges(info, names, info.fixIteration);
     thought = `Simulated coder: answering ${info.findings.length || 1} review finding(s) from iteration ${info.fixIteration}.`;
+    if (info.failedCheck && scenario?.checkFix) {
+      files = [
+        ...files.filter((f) => f.filePath !== scenario.checkFix),
+        checkFixChange(scenario.checkFix, info),
+      ];
+      thought += ` The repository's check failed: writing ${scenario.checkFix} as scripted (check-fix).`;
+    }
   } else {
     const plan = planFor(info.task);
     const kinds = info.subtask
@@ -209,7 +228,7 @@ export function answerFor(info: PromptInfo, scenario: Scenario): string {
     case 'planner':
       return plannerAnswer(info);
     case 'coder':
-      return coderAnswer(info);
+      return coderAnswer(info, scenario);
     case 'reviewer':
       return reviewerAnswer(info, scenario);
     default:

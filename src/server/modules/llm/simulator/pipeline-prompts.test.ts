@@ -109,4 +109,35 @@ describe('simulator reading the pipeline prompts', () => {
     expect(fixed.files[0]!.content).toContain(failed.findings[0]!.message);
     expect(review(1).passed).toBe(true);
   });
+
+  it('with check-fix=<path>, creates that file when a fix prompt shows a failing check, and only then', () => {
+    const scenario = parseScenario('check-fix=fixed.txt');
+    expect(scenario).toMatchObject({ checkFix: 'fixed.txt', invalid: [] });
+    const fix = (failedCheck?: { summary: string; tail: string }) =>
+      fileChangesSchema
+        .parse(
+          jsonOf(
+            answerFor(
+              parsePrompt(
+                buildCoderSystemPrompt(),
+                buildCoderUserPrompt({
+                  task,
+                  subtask: null,
+                  iteration: 1,
+                  previousOutputs: [],
+                  currentFiles: [],
+                  ...(failedCheck ? { failedCheck } : {}),
+                }),
+              ),
+              scenario,
+            ),
+          ),
+        )
+        .files.map((f) => f.filePath);
+    expect(fix({ summary: 'The check failed with exit code 3', tail: 'fixed.txt is missing\n' })).toContain(
+      'fixed.txt',
+    );
+    expect(fix()).not.toContain('fixed.txt');
+    expect(parseScenario('check-fix=../outside.txt').invalid).toEqual(['check-fix=../outside.txt']);
+  });
 });

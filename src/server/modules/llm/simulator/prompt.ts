@@ -22,6 +22,8 @@ export interface PromptInfo {
   currentFiles: Array<{ path: string; content: string }>;
   /** Coder: files left with conflict markers by a merge, to be answered resolved. */
   conflicts: Array<{ path: string; content: string }>;
+  /** The `## Failing check` section of a coder's fix prompt (the repository's check failed), if any. */
+  failedCheck?: string | undefined;
 }
 
 const FALLBACK_TITLE = 'Untitled task';
@@ -133,5 +135,6 @@ export function parsePrompt(system: string, prompt: string): PromptInfo {
     changedFiles: changed,
     currentFiles: currentFiles(section(prompt, 'Current files')),
     conflicts: currentFiles(section(prompt, 'Merge conflicts')),
+    failedCheck: section(prompt, 'Failing check').join('\n').trim() || undefined,
   };
 }

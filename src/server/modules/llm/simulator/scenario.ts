@@ -24,6 +24,11 @@ export interface Scenario {
   chunkChars?: number;
   /** Pad each coder answer with notes up to about this many bytes (`coder-bytes=25000`). */
   coderBytes?: number;
+  /**
+   * A file the simulated coder creates when its fix prompt shows a failing repository check
+   * (`check-fix=fixed.txt`): scripted, so a demo's check can fail until the "fix".
+   */
+  checkFix?: string;
   /** In the order given: for one agent, the first unexhausted fault applies to its next call. */
   faults: Fault[];
   /** Directives that were not understood (ignored; returned so a caller can reject them). */
@@ -43,6 +48,7 @@ const NUMBER_SETTING = /^(review-fails|slow)\s*=\s*(\d+)$/i;
 const SHAPE_SETTING = /^(chunk|coder-bytes)\s*=\s*(\d+)$/i;
 const MAX_CHUNK_CHARS = 4096;
 const MAX_CODER_BYTES = 4 * 1024 * 1024;
+const CHECK_FIX_SETTING = /^check-fix\s*=\s*([\w.-]+(?:\/[\w.-]+)*)$/i;
 const PROMPT_MARKER = /\[simulate:\s*([^\]]*)\]/i;
 
 function times(raw: string | undefined): number {
@@ -54,6 +60,11 @@ function includes<T extends number>(list: readonly T[], value: number): value is
 }
 
 function parseDirective(source: string, scenario: Scenario): boolean {
+  const checkFix = CHECK_FIX_SETTING.exec(source);
+  if (checkFix && !checkFix[1]!.split('/').includes('..')) {
+    scenario.checkFix = checkFix[1]!;
+    return true;
+  }
   const shape = SHAPE_SETTING.exec(source);
   if (shape) {
     const value = Number(shape[2]);

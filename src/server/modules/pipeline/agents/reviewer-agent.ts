@@ -12,6 +12,7 @@ export async function executeReviewerAgent(
     changedFiles: string[];
     diff: string;
     feedback?: string | undefined;
+    check?: Parameters<typeof buildReviewerUserPrompt>[0]['check'];
   },
 ): Promise<AgentResult<ReviewResult>> {
   const result = await runAgent('reviewer', {

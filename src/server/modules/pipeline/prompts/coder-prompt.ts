@@ -1,5 +1,6 @@
 import type { FileChange, ReviewResult, Subtask } from '@/contracts/pipeline.js';
-import { fence, formatTask, type TaskContext } from './task-context.js';
+import { CHECK_FINDING_FILE } from '@/contracts/run-lifecycle.js';
+import { type FailedCheck, fence, formatFailedCheck, formatTask, type TaskContext } from './task-context.js';
 
 /** The coder's role, rules and answer format (complete file contents as JSON). */
 export function buildCoderSystemPrompt(): string {
@@ -26,6 +27,8 @@ export interface CoderPromptParams {
   previousOutputs: Pick<FileChange, 'filePath' | 'action'>[];
   /** Findings to address (fix mode). */
   reviewFindings?: ReviewResult | undefined;
+  /** The repository's check, when it failed after the previous step (fix mode). */
+  failedCheck?: FailedCheck | undefined;
   /** The person's feedback when they requested changes. */
   feedback?: string | undefined;
   iteration?: number;
@@ -58,11 +61,15 @@ export function buildCoderUserPrompt(params: CoderPromptParams): string {
     for (const c of params.comments) parts.push(`- ${c.path}:${c.line} — ${c.body.replace(/\s+/g, ' ')}`);
     parts.push('');
   }
+  if (params.failedCheck) parts.push(...formatFailedCheck(params.failedCheck));
   if (params.reviewFindings) {
+    // The check's own finding is the section above, its output fenced.
+    const findings = params.reviewFindings.findings.filter(
+      (f) => !(params.failedCheck && f.file === CHECK_FINDING_FILE),
+    );
     parts.push(`## Review findings (score ${params.reviewFindings.score}/100)`);
-    for (const f of params.reviewFindings.findings)
-      parts.push(`- [${f.severity}] ${f.file}:${f.line} — ${f.message}`);
-    if (params.reviewFindings.findings.length === 0) parts.push('- (no specific findings)');
+    for (const f of findings) parts.push(`- [${f.severity}] ${f.file}:${f.line} — ${f.message}`);
+    if (findings.length === 0) parts.push('- (no specific findings)');
     parts.push('');
   }
   if (params.previousOutputs.length > 0) {

@@ -1,5 +1,5 @@
 import type { Subtask } from '@/contracts/pipeline.js';
-import { fence, formatTask, type TaskContext } from './task-context.js';
+import { type FailedCheck, fence, formatFailedCheck, formatTask, type TaskContext } from './task-context.js';
 
 /** The reviewer's role, criteria, pass threshold and answer format (a verdict as JSON). */
 export function buildReviewerSystemPrompt(): string {
@@ -21,6 +21,8 @@ export function buildReviewerUserPrompt(params: {
   changedFiles: string[];
   diff: string;
   feedback?: string | undefined;
+  /** The repository's check after the last step: null when the project has none. */
+  check?: { passed: true } | { passed: false; failed: FailedCheck } | null;
 }): string {
   const parts = [formatTask(params.task), '', `Review iteration: ${params.iteration}`, '', '## Subtasks'];
   for (const s of params.subtasks) parts.push(`${s.order}. ${s.title} — ${s.description}`);
@@ -28,6 +30,8 @@ export function buildReviewerUserPrompt(params: {
   parts.push('', '## Changed files');
   for (const file of params.changedFiles) parts.push(`- ${file}`);
   if (params.changedFiles.length === 0) parts.push('(no files changed)');
+  if (params.check?.passed) parts.push('', '## Repository check', "The repository's own check passed.");
+  else if (params.check) parts.push('', ...formatFailedCheck(params.check.failed));
   parts.push('', '## Diff', fence(params.diff || '(empty diff)', 'diff'));
   return parts.join('\n');
 }

@@ -5,6 +5,22 @@ export interface TaskContext {
   category: string;
 }
 
+/** A repository check that failed, as an agent is shown it: one line, then the end of its output. */
+export interface FailedCheck {
+  summary: string;
+  tail: string;
+}
+
+/** The `## Failing check` section of a prompt (the simulator reads it too). */
+export function formatFailedCheck(check: FailedCheck): string[] {
+  return [
+    '## Failing check',
+    `${check.summary}. The end of its output:`,
+    fence(check.tail.trimEnd() || '(no output)'),
+    '',
+  ];
+}
+
 /** The task block shared by every user prompt (the simulator parses these lines too). */
 export function formatTask(task: TaskContext): string {
   return [

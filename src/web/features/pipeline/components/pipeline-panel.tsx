@@ -8,9 +8,11 @@ import { effectiveProvider, useRunSettings } from '@/web/lib/run-settings';
 import { usePipelineStatus } from '../api/get-pipeline-status';
 import { type PipelineActionError, usePipeline } from '../hooks/use-pipeline';
 import { useSSE } from '../sse/use-sse';
-import type { PipelineRunState } from '../stores/run-state';
+import { useCheckRuns } from '../stores/pipeline-store';
+import type { CheckRun, PipelineRunState } from '../stores/run-state';
 import { AgentLog } from './agent-log';
 import { CancelPipelineDialog } from './cancel-pipeline-dialog';
+import { CheckLog } from './check-log';
 import { ErrorNotification, isKeyProblem } from './error-notification';
 import { FileChangeList } from './file-change-list';
 import { PhaseStepper } from './phase-stepper';
@@ -51,6 +53,7 @@ export function PipelinePanel({ taskId, taskStatus }: PipelinePanelProps) {
   const sse = useSSE({ taskId });
   const [confirmingCancel, setConfirmingCancel] = useState(false);
   const [requestingChanges, setRequestingChanges] = useState(false);
+  const checks = useCheckRuns(taskId);
   const run = pipeline.pipelineRun;
 
   return (
@@ -97,7 +100,7 @@ export function PipelinePanel({ taskId, taskStatus }: PipelinePanelProps) {
       />
 
       {run ? (
-        <RunDetails run={run} taskStatus={taskStatus} logs={pipeline.agentLogs} />
+        <RunDetails run={run} taskStatus={taskStatus} logs={pipeline.agentLogs} checks={checks} />
       ) : status.isPending ? (
         <LoadingState className="p-2" label="Loading the pipeline…" />
       ) : (
@@ -124,10 +127,12 @@ function RunDetails({
   run,
   taskStatus,
   logs,
+  checks,
 }: {
   run: PipelineRunState;
   taskStatus: TaskStatus;
   logs: ReturnType<typeof usePipeline>['agentLogs'];
+  checks: readonly CheckRun[];
 }) {
   const working = run.status === 'running' ? (WORKING_AGENT[run.phase] ?? null) : null;
   const pastCoding = run.status === 'passed' || run.phase === 'reviewing' || run.phase === 'fixing';
@@ -141,6 +146,7 @@ function RunDetails({
       <Part title={run.simulated ? 'Agent output (simulated)' : 'Agent output'}>
         <AgentLog logs={logs} activeAgent={working} />
       </Part>
+      {checks.length > 0 && <CheckLog checks={checks} running={run.status === 'running'} />}
       {run.subtasks.length > 0 && (
         <Part title={`Subtasks (${run.subtasks.length})`}>
           <SubtaskList subtasks={run.subtasks} current={run.subtask} allDone={pastCoding} />

@@ -11,6 +11,8 @@ export const TASK_STREAM_EVENTS = [
   'error',
   'pipeline-complete',
   'usage',
+  'check-log',
+  'check-result',
 ] as const;
 
 export interface TaskEventDispatcher {
@@ -23,7 +25,8 @@ export interface TaskEventDispatcher {
 type Store = ReturnType<typeof usePipelineStore.getState>;
 
 /**
- * Sends a task's events to the pipeline store, in the order they came. Log chunks arrive by the
+ * Sends a task's events to the pipeline store, in the order they came. Log chunks (agents' and
+ * checks') arrive by the
  * hundred (a reload replays a whole run at once), so they are buffered and applied together once
  * per frame; any other event is applied at once, after what is buffered.
  */
@@ -46,7 +49,7 @@ export function createTaskEventDispatcher(
 
   const handle = (type: string, data: unknown, id: number | null) => {
     buffer.push({ type, data, id } as PipelineEvent & { id: number | null });
-    if (type === 'agent-log') cancelScheduled ??= schedule(flush);
+    if (type === 'agent-log' || type === 'check-log') cancelScheduled ??= schedule(flush);
     else flush();
   };
 

@@ -10,7 +10,7 @@ import {
   viewOf,
   withdraw,
 } from './run-reducer';
-import { type AgentLogsState, newRunState, type PipelineRunState } from './run-state';
+import { type AgentLogsState, type CheckRun, newRunState, type PipelineRunState } from './run-state';
 
 interface PipelineStoreState {
   /** Per task, its latest run as reduced from the task's stream. */
@@ -97,6 +97,16 @@ export const useAgentLogs = (taskId: string) =>
     const task = state.tasks[taskId];
     const run = viewOf(task);
     return task && run && task.logs.runId === run.runId ? task.logs : run ? NO_LOGS : null;
+  });
+
+const NO_CHECKS: CheckRun[] = [];
+
+/** The repository checks of the run shown, oldest first (none for a run only proposed). */
+export const useCheckRuns = (taskId: string) =>
+  usePipelineStore((state) => {
+    const task = state.tasks[taskId];
+    const run = viewOf(task);
+    return task && run && task.logs.runId === run.runId ? task.logs.checks : NO_CHECKS;
   });
 
 export const useRunSummary = (taskId: string) => usePipelineStore((state) => state.summaries[taskId] ?? null);

@@ -154,4 +154,39 @@ describe('the fetched copy', () => {
     const task = seedRun(ended, runDetail({ status: 'running', reviewFindings: null }));
     expect(viewOf(task)?.reviewFindings).toEqual(passingReview);
   });
+
+  it('gathers check output into one check per run of it, each ended by its result, in order', () => {
+    const first = reduce(
+      e.phase(1, 'coding'),
+      e.checkLog(2, 'checking\n'),
+      e.checkLog(3, 'fixed.txt is missing\n', 'stderr'),
+    );
+    expect(first.logs.checks).toHaveLength(1);
+    expect(first.logs.checks[0]?.result).toBeNull();
+    const later = reduceEvents(first, [
+      e.checkResult(4, { exitCode: 3, tail: 'fixed.txt is missing\n' }),
+      e.phase(5, 'reviewing'),
+      e.phase(6, 'fixing', 'running', 1),
+      e.checkResult(7, { exitCode: 0 }),
+      e.checkLog(8, 'third\n'),
+    ]);
+    const checks = later.logs.checks;
+    expect(checks.map((c) => c.entries.map((l) => [l.stream, l.chunk]))).toEqual([
+      [
+        ['stdout', 'checking\n'],
+        ['stderr', 'fixed.txt is missing\n'],
+      ],
+      [],
+      [['stdout', 'third\n']],
+    ]);
+    expect(checks.map((c) => c.result?.exitCode ?? null)).toEqual([3, 0, null]);
+    expect(checks[0]?.result).toMatchObject({ passed: false, timedOut: false });
+    // What was reduced before is not changed in place.
+    expect(first.logs.checks[0]?.result).toBeNull();
+    expect(first.logs.checks[0]?.entries).toHaveLength(2);
+    // A replay changes nothing; a new run starts without checks.
+    expect(reduceEvents(later, [e.checkLog(3, 'again')])).toBe(later);
+    const next = reduceEvents(later, [runEvents('run-2').phase(9, 'planning')]);
+    expect(next.logs.checks).toEqual([]);
+  });
 });

@@ -1,5 +1,6 @@
 import type { PipelineEvent, PipelineRunDetail } from '@/contracts/pipeline';
 import {
+  type CheckRun,
   emptyLogs,
   isActivePhase,
   type LogEntry,
@@ -145,6 +146,32 @@ function appendLog(task: TaskRun, event: TaskEvent & { type: 'agent-log' }, owne
   return task.logs[agent] === entries ? task : { ...task, logs: { ...task.logs, [agent]: entries } };
 }
 
+/**
+ * A check's output goes to the check in progress; output after a result (or the first) begins the
+ * next check. A result ends the check in progress, or stands alone for a check that printed nothing.
+ */
+function appendCheck(
+  task: TaskRun,
+  event: TaskEvent & { type: 'check-log' | 'check-result' },
+  owned: Owned,
+): TaskRun {
+  const checks = task.logs.checks;
+  const last = checks.at(-1);
+  const open = last && last.result === null ? last : null;
+  let current: CheckRun;
+  if (!open) current = { entries: [], result: null };
+  else if (owned.has(open.entries)) current = open;
+  else current = { entries: [...open.entries], result: null };
+  owned.add(current.entries);
+  if (event.type === 'check-log') {
+    const { stream, chunk, timestamp } = event.data;
+    current.entries.push({ id: event.id ?? 0, stream, chunk, timestamp });
+  } else current = { ...current, result: event.data };
+  if (current === open) return task;
+  const next = open ? [...checks.slice(0, -1), current] : [...checks, current];
+  return { ...task, logs: { ...task.logs, checks: next } };
+}
+
 function reduceOne(task: TaskRun, event: TaskEvent, owned: Owned): TaskRun {
   if (event.id !== null && event.id <= task.seq) return task;
   const counted = event.id === null ? task : { ...task, seq: event.id };
@@ -155,6 +182,7 @@ function reduceOne(task: TaskRun, event: TaskEvent, owned: Owned): TaskRun {
   const entered = enter(counted, runId, startedAt);
   if (!entered?.confirmed) return counted;
   if (event.type === 'agent-log') return appendLog(entered, event, owned);
+  if (event.type === 'check-log' || event.type === 'check-result') return appendCheck(entered, event, owned);
   const confirmed = changeOf(event, entered.confirmed);
   // The server's word on the run ends an optimistic change, unless that change is a run not heard of yet.
   const states = event.type !== 'usage';

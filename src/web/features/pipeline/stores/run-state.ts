@@ -2,6 +2,7 @@ import {
   ACTIVE_PHASES,
   type ActivePhase,
   type AgentType,
+  type CheckResultData,
   type ErrorDetails,
   type FileChanges,
   type PipelinePhase,
@@ -23,9 +24,23 @@ export interface LogEntry {
 
 export type AgentLogsState = Record<AgentType, LogEntry[]>;
 
-/** A run's agent output, and which run it is of. */
+/** A piece of a check's output, on the stream it was written to. */
+export interface CheckLogEntry extends LogEntry {
+  stream: 'stdout' | 'stderr';
+}
+
+/** One run of the repository's check (after a coding or fixing step): its output and how it ended. */
+export interface CheckRun {
+  entries: CheckLogEntry[];
+  /** Null while it runs, or when it was stopped (the run was cancelled or paused meanwhile). */
+  result: CheckResultData | null;
+}
+
+/** A run's agent output and its checks, and which run they are of. */
 export interface RunLogs extends AgentLogsState {
   runId: string | null;
+  /** The repository's checks, oldest first. */
+  checks: CheckRun[];
 }
 
 export interface SubtaskProgress {
@@ -82,6 +97,7 @@ export const emptyLogs = (runId: string | null = null): RunLogs => ({
   planner: [],
   coder: [],
   reviewer: [],
+  checks: [],
 });
 
 export const isActivePhase = (phase: PipelinePhase): phase is ActivePhase =>
