@@ -53,7 +53,7 @@ export function ActivityFeed({ projectId }: { projectId: string }) {
   return (
     <aside
       aria-label="Activity"
-      className="flex min-h-0 w-72 shrink-0 flex-col border-l border-zinc-200 bg-zinc-50/60"
+      className="hidden min-h-0 w-72 shrink-0 flex-col border-l border-zinc-200 bg-zinc-50/60 lg:flex"
       data-testid="activity-feed"
     >
       <h2 className="px-3 pt-3 pb-2 text-xs font-semibold tracking-wide text-zinc-500 uppercase">Activity</h2>
