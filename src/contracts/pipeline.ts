@@ -1,3 +1,4 @@
+// biome-ignore-all lint/style/noExcessiveLinesPerFile: the one contract of a run and its events, shared by server and web; its parts change together.
 import { z } from 'zod';
 import { cleanString, rawString } from './common.js';
 import type { CoordinationEvent } from './coordination.js';
