@@ -43,7 +43,8 @@ export const subtaskSchema = z.object({
   order: z.number().int().min(1),
 });
 
-const jsonValue: z.ZodType<unknown> = z.lazy(() =>
+/** Any JSON value (pipelineState); recursive, so the OpenAPI document names it (`JsonValue`). */
+export const jsonValue: z.ZodType<unknown> = z.lazy(() =>
   z.union([
     rawString().max(100_000),
     z.number(),

@@ -2,15 +2,14 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ApiErrorBody } from '../contracts/errors.js';
-import type { Health } from '../contracts/health.js';
 import type { AppDeps, AppEnv } from './deps.js';
 import { type HostRules, hostCheck, hostRulesFor } from './http/host-check.js';
-import { checkOrigin, requireSession } from './http/middleware.js';
+import { checkOrigin, requireSession, SESSION_COOKIE } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
@@ -19,6 +18,9 @@ import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.
 import { taskReplayStart } from './modules/pipeline/replay-start.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
 import { taskRoutes } from './modules/tasks/tasks.routes.js';
+import { docsRoutes } from './openapi/docs.routes.js';
+import { healthRoutes } from './openapi/health.routes.js';
+import { apiRouter } from './openapi/route.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -40,7 +42,7 @@ const LOOPBACK_ON_PORT_80 = hostRulesFor({
 
 /** The composition root: every router, the error mapping and the web app, over the given dependencies. */
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
-  const app = new Hono<AppEnv>();
+  const app = apiRouter();
 
   // First: nothing runs for a request addressed to a foreign host (DNS rebinding).
   app.use('*', hostCheck(options.hosts ?? (() => LOOPBACK_ON_PORT_80)));
@@ -56,6 +58,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
         frameAncestors: ["'none'"],
       },
       crossOriginEmbedderPolicy: false,
+      // A route may set a stricter or looser header of its own: the API reference page adds its
+      // inline script's nonce to script-src (openapi/docs.routes.ts).
+      overwrite: false,
     }),
   );
 
@@ -72,8 +77,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   );
   app.use('/api/*', checkOrigin());
 
-  app.get('/api/health', (c) =>
-    c.json<Health>({ status: 'ok', version: deps.version, database: deps.dbKind }),
+  app.route('/api', healthRoutes(deps));
+  app.route(
+    '/api',
+    docsRoutes(() => apiDocument(app, deps.version)),
   );
   app.route('/api/auth', authRoutes(deps));
 
@@ -135,6 +142,30 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
 export type App = ReturnType<typeof createApp>;
 
+/** The OpenAPI 3.1 document of every route declared on the app (all of them: see openapi.test.ts). */
+function apiDocument(app: OpenAPIHono<AppEnv>, version: string) {
+  app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description: 'Set by POST /api/auth/register and /api/auth/login.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'metricsToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'AUTOCODER_METRICS_TOKEN',
+  });
+  return app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'AutoCoder API',
+      version,
+      description:
+        'Every error answers `{ error, message, ...details }`; each route lists the codes it can answer. Writes from a browser must carry our Origin.',
+    },
+  });
+}
+
 /**
  * The API behind a session, mounted at /api after the public routes (health, auth, metrics): the
  * check runs once, here, for every router mounted on it, so a new router cannot forget it. A
@@ -142,9 +173,9 @@ export type App = ReturnType<typeof createApp>;
  */
 export function protectedApi(
   deps: AppDeps,
-  routers: ReadonlyArray<readonly [path: string, router: Hono<AppEnv>]>,
+  routers: ReadonlyArray<readonly [path: string, router: OpenAPIHono<AppEnv>]>,
 ) {
-  const api = new Hono<AppEnv>();
+  const api = apiRouter();
   api.use('*', requireSession(deps));
   for (const [path, router] of routers) api.route(path, router);
   return api;

@@ -1,8 +1,13 @@
-import { type Context, Hono } from 'hono';
-import { z } from 'zod';
-import { requestChangesSchema, runOptionsSchema } from '@/contracts/pipeline.js';
-import type { AppEnv } from '@/server/deps.js';
-import { readId, readJson, readQuery } from '@/server/lib/validate.js';
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { apiRoute, apiRouter, jsonRequest, jsonResponse, uuidParam } from '@/server/openapi/route.js';
+import {
+  RequestChangesBody,
+  RunOptionsBody,
+  RunStatusSchema,
+  RunSummarySchema,
+  StoredEventSchema,
+} from '@/server/openapi/schemas.js';
 import type { EventLog } from '../events/event-log.js';
 // biome-ignore lint/style/noRestrictedImports: until the run-lifecycle re-cut (helper `life`) reads a run's events through a module function
 import { eventsOfRun } from '../events/events.repo.js';
@@ -15,53 +20,229 @@ const secretsOf = (c: Context): RequestSecrets => ({
   openaiKey: c.req.header('x-openai-key')?.trim() || undefined,
 });
 
-const afterQuery = z.strictObject({ after: z.coerce.number().int().min(0).default(0) });
+/** Documented (the keys' only way in), read by `secretsOf`. */
+const keyHeaders = z.object({
+  'x-anthropic-key': z
+    .string()
+    .optional()
+    .openapi({ description: 'Anthropic API key for this run (never stored)' }),
+  'x-openai-key': z
+    .string()
+    .optional()
+    .openapi({ description: 'OpenAI-compatible key for this run (never stored)' }),
+});
+
+const tags = ['pipeline'];
+const session = 'session' as const;
+const taskParams = z.object({ taskId: uuidParam('taskId', 'task') });
+const accepted = z.object({ runId: z.uuid() }).openapi('RunAccepted');
+
+const start = apiRoute(
+  {
+    method: 'post',
+    path: '/{id}/start-pipeline',
+    tags,
+    summary: 'Start the pipeline on a task',
+    description:
+      'Records the run, moves the task to Spec and answers; the run begins in the background. Its progress comes on GET /api/sse/{taskId}.',
+    request: {
+      params: z.object({ id: uuidParam('id', 'task') }),
+      headers: keyHeaders,
+      body: jsonRequest(RunOptionsBody),
+    },
+    responses: { 202: jsonResponse(accepted, 'The run is recorded and will begin') },
+  },
+  {
+    access: session,
+    errors: [
+      'TASK_NOT_FOUND',
+      'INVALID_PIPELINE_STATE',
+      'INVALID_API_KEY',
+      'ADDRESS_NOT_ALLOWED',
+      'PIPELINE_ACTIVE',
+      'TOO_MANY_PIPELINES',
+    ],
+  },
+);
+
+const runEvents = apiRoute(
+  {
+    method: 'get',
+    path: '/runs/{runId}/events',
+    tags,
+    summary: 'A run’s stored events',
+    request: {
+      params: z.object({ runId: uuidParam('runId', 'run') }),
+      query: z.strictObject({ after: z.coerce.number().int().min(0).default(0) }),
+    },
+    responses: {
+      200: jsonResponse(
+        z.object({ runId: z.uuid(), events: z.array(StoredEventSchema) }).openapi('RunEvents'),
+        'Up to 10,000 events after `after`, in order',
+      ),
+    },
+  },
+  { access: session, errors: ['RUN_NOT_FOUND'] },
+);
+
+const status = apiRoute(
+  {
+    method: 'get',
+    path: '/{taskId}/status',
+    tags,
+    summary: 'The task’s latest run, in detail',
+    request: { params: taskParams },
+    responses: { 200: jsonResponse(RunStatusSchema, 'The latest run, or `{ status: "none" }`') },
+  },
+  { access: session, errors: ['TASK_NOT_FOUND'] },
+);
+
+const history = apiRoute(
+  {
+    method: 'get',
+    path: '/{taskId}/runs',
+    tags,
+    summary: 'Every run of the task',
+    request: { params: taskParams },
+    responses: { 200: jsonResponse(z.object({ runs: z.array(RunSummarySchema) }), 'The runs, newest first') },
+  },
+  { access: session, errors: ['TASK_NOT_FOUND'] },
+);
+
+const retry = apiRoute(
+  {
+    method: 'post',
+    path: '/{taskId}/retry',
+    tags,
+    summary: 'Retry a paused run',
+    description: 'Resumes at the failed phase and agent after a backoff.',
+    request: { params: taskParams, headers: keyHeaders, body: jsonRequest(RunOptionsBody) },
+    responses: {
+      202: jsonResponse(
+        z.object({ runId: z.uuid(), retryCount: z.number().int(), delayMs: z.number().int() }),
+        'The retry is scheduled',
+      ),
+    },
+  },
+  {
+    access: session,
+    errors: [
+      'TASK_NOT_FOUND',
+      'INVALID_PIPELINE_STATE',
+      'INVALID_API_KEY',
+      'ADDRESS_NOT_ALLOWED',
+      'TOO_MANY_PIPELINES',
+    ],
+  },
+);
+
+const cancel = apiRoute(
+  {
+    method: 'post',
+    path: '/{taskId}/cancel',
+    tags,
+    summary: 'Cancel the active run',
+    request: { params: taskParams },
+    responses: { 200: jsonResponse(z.object({ status: z.literal('cancelled') }), 'Cancelled') },
+  },
+  { access: session, errors: ['TASK_NOT_FOUND', 'INVALID_PIPELINE_STATE'] },
+);
+
+const approve = apiRoute(
+  {
+    method: 'post',
+    path: '/{taskId}/approve',
+    tags,
+    summary: 'Approve the reviewed run: merge its branch',
+    request: { params: taskParams },
+    responses: {
+      200: jsonResponse(
+        z.object({
+          status: z.literal('done'),
+          mergeCommit: z.string().nullable(),
+          branch: z.string().nullable(),
+        }),
+        'Merged into the default branch; the task is done',
+      ),
+    },
+  },
+  { access: session, errors: ['TASK_NOT_FOUND', 'INVALID_PIPELINE_STATE', 'MERGE_CONFLICT'] },
+);
+
+const requestChanges = apiRoute(
+  {
+    method: 'post',
+    path: '/{taskId}/request-changes',
+    tags,
+    summary: 'Send the reviewed run back to the coder',
+    description: 'The feedback goes to the coder; the result is reviewed again.',
+    request: { params: taskParams, headers: keyHeaders, body: jsonRequest(RequestChangesBody) },
+    responses: {
+      202: jsonResponse(z.object({ runId: z.uuid(), iteration: z.number().int() }), 'The run resumes'),
+    },
+  },
+  {
+    access: session,
+    errors: [
+      'TASK_NOT_FOUND',
+      'INVALID_PIPELINE_STATE',
+      'INVALID_API_KEY',
+      'ADDRESS_NOT_ALLOWED',
+      'PIPELINE_ACTIVE',
+      'TOO_MANY_PIPELINES',
+    ],
+  },
+);
 
 /** POST /api/tasks/:id/start-pipeline */
 export function startPipelineRoute(orchestrator: Orchestrator) {
-  return new Hono<AppEnv>().post('/:id/start-pipeline', async (c) => {
-    const secrets = secretsOf(c);
-    const options = await readJson(c, runOptionsSchema);
-    const taskId = readId(c, 'id', 'task');
-    return c.json(await orchestrator.start(c.var.user.id, taskId, options, secrets), 202);
+  return apiRouter().openapi(start, async (c) => {
+    const { id } = c.req.valid('param');
+    return c.json(await orchestrator.start(c.var.user.id, id, c.req.valid('json'), secretsOf(c)), 202);
   });
 }
 
 /** /api/pipeline/… (seed 004 step 11, plus run history and event replay). */
 export function pipelineRoutes(orchestrator: Orchestrator, log: EventLog) {
-  return new Hono<AppEnv>()
-    .get('/runs/:runId/events', async (c) => {
-      const run = await orchestrator.ownedRun(c.var.user.id, readId(c, 'runId', 'run'));
-      const { after } = readQuery(c, afterQuery);
+  return apiRouter()
+    .openapi(runEvents, async (c) => {
+      const run = await orchestrator.ownedRun(c.var.user.id, c.req.valid('param').runId);
+      const { after } = c.req.valid('query');
       await log.flush();
-      return c.json({ runId: run.id, events: await eventsOfRun(log.db, run.id, after, 10_000) });
+      return c.json({ runId: run.id, events: await eventsOfRun(log.db, run.id, after, 10_000) }, 200);
     })
-    .get('/:taskId/status', async (c) =>
-      c.json(await orchestrator.status(c.var.user.id, readId(c, 'taskId', 'task'))),
+    .openapi(status, async (c) =>
+      c.json(await orchestrator.status(c.var.user.id, c.req.valid('param').taskId), 200),
     )
-    .get('/:taskId/runs', async (c) =>
-      c.json({ runs: await orchestrator.history(c.var.user.id, readId(c, 'taskId', 'task')) }),
+    .openapi(history, async (c) =>
+      c.json({ runs: await orchestrator.history(c.var.user.id, c.req.valid('param').taskId) }, 200),
     )
-    .post('/:taskId/retry', async (c) => {
-      const secrets = secretsOf(c);
-      const options = await readJson(c, runOptionsSchema);
-      return c.json(
-        await orchestrator.retry(c.var.user.id, readId(c, 'taskId', 'task'), options, secrets),
+    .openapi(retry, async (c) =>
+      c.json(
+        await orchestrator.retry(
+          c.var.user.id,
+          c.req.valid('param').taskId,
+          c.req.valid('json'),
+          secretsOf(c),
+        ),
         202,
-      );
-    })
-    .post('/:taskId/cancel', async (c) =>
-      c.json(await orchestrator.cancel(c.var.user.id, readId(c, 'taskId', 'task'))),
+      ),
     )
-    .post('/:taskId/approve', async (c) =>
-      c.json(await orchestrator.approve(c.var.user.id, readId(c, 'taskId', 'task'))),
+    .openapi(cancel, async (c) =>
+      c.json(await orchestrator.cancel(c.var.user.id, c.req.valid('param').taskId), 200),
     )
-    .post('/:taskId/request-changes', async (c) => {
-      const secrets = secretsOf(c);
-      const input = await readJson(c, requestChangesSchema);
-      return c.json(
-        await orchestrator.requestChanges(c.var.user.id, readId(c, 'taskId', 'task'), input, secrets),
+    .openapi(approve, async (c) =>
+      c.json(await orchestrator.approve(c.var.user.id, c.req.valid('param').taskId), 200),
+    )
+    .openapi(requestChanges, async (c) =>
+      c.json(
+        await orchestrator.requestChanges(
+          c.var.user.id,
+          c.req.valid('param').taskId,
+          c.req.valid('json'),
+          secretsOf(c),
+        ),
         202,
-      );
-    });
+      ),
+    );
 }
