@@ -1,6 +1,6 @@
 // `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
 // PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
-// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline.ts), and the board's
+// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline/), and the board's
 // list at 1,000 tasks (the board part, bench/board.ts).
 // `npm run bench -- foundation` (or pipeline, sse-flood, board) runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
@@ -32,13 +32,10 @@ import {
   waitHealthy,
 } from './lib/processes.js';
 import { median, round } from './lib/stats.js';
-import {
-  benchPipeline,
-  type PipelineDbResult,
-  pipelineAims,
-  pipelineConfig,
-  printPipeline,
-} from './pipeline.js';
+import { benchPipeline } from './pipeline/bench-pipeline.js';
+import { pipelineConfig } from './pipeline/config.js';
+import { pipelineAims, printPipeline } from './pipeline/report.js';
+import type { PipelineDbResult } from './pipeline/result.js';
 import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from './sse-flood.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

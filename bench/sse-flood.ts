@@ -2,13 +2,10 @@
 // streaming 12-character deltas as fast as the socket allows with ~25 KB per coder answer, watched by
 // 20 SSE clients per task (200), then 100 per task (1,000). See bench/README.md ("SSE flood").
 import { type Aim, intEnv } from './lib/common.js';
-import {
-  benchPipeline,
-  PIPELINE_AIMS,
-  type PipelineConfig,
-  type PipelineDbResult,
-  printPipeline,
-} from './pipeline.js';
+import { benchPipeline } from './pipeline/bench-pipeline.js';
+import { PIPELINE_AIMS, type PipelineConfig } from './pipeline/config.js';
+import { printPipeline } from './pipeline/report.js';
+import type { PipelineDbResult } from './pipeline/result.js';
 
 export const SSE_FLOOD_SCENARIO = 'chunk=12, coder-bytes=25000';
 

@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   IMPORT_PATH_NOT_ALLOWED: 400,
   ADDRESS_NOT_ALLOWED: 400,
   REPO_IMPORT_FAILED: 422,
+  /** Running repository code (checks, services) is off on this server (AUTOCODER_SANDBOX=off). */
+  SANDBOX_DISABLED: 400,
   UNAUTHORIZED: 401,
   INVALID_CREDENTIALS: 401,
   FORBIDDEN_ORIGIN: 403,

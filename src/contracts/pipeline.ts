@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { cleanString, rawString } from './common.js';
 import type { TaskStatus } from './task-status.js';
 
-/** Seed 004 step 2: the phase a run is in, or how it ended. */
+/** The phase a run is in, or how it ended. */
 export const PIPELINE_PHASES = [
   'planning',
   'coding',
@@ -24,9 +24,12 @@ export type PipelineStatus = (typeof PIPELINE_STATUSES)[number];
 export const AGENT_TYPES = ['planner', 'coder', 'reviewer'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
 
-/** Review iterations before a run fails (BR-04-003). */
+/** Reviews in one round before a run fails (the first and two after auto-fixes). */
 export const MAX_ITERATIONS = 3;
-/** Provider-error retries of one agent call (BR-04-017). */
+/**
+ * Retries a person may ask for after failed steps, per run (counted from zero again after a change
+ * request); a failure after the last one ends the run.
+ */
 export const MAX_RETRIES = 3;
 /** A review passes when the reviewer says so and scores at least this. */
 export const PASS_SCORE = 70;
@@ -115,7 +118,7 @@ export interface AgentConfig {
   maxTokens: number;
 }
 
-/** Seed 004 AGENT_CONFIGS: the defaults when the user has not chosen otherwise (BR-04-016). */
+/** Each agent's model and answer-token limit when the user has not chosen otherwise. */
 export const AGENT_CONFIGS: Record<AgentType, AgentConfig> = {
   planner: { model: 'claude-sonnet-4-20250514', maxTokens: 4096 },
   coder: { model: 'claude-sonnet-4-20250514', maxTokens: 8192 },
@@ -154,7 +157,7 @@ export const requestChangesSchema = runOptionsSchema.extend({
 });
 export type RequestChangesInput = z.infer<typeof requestChangesSchema>;
 
-/** Anthropic keys look like `sk-ant-…` (NFR-04-006). */
+/** Anthropic keys look like `sk-ant-…`; anything else is refused before a call. */
 export const ANTHROPIC_KEY_PATTERN = /^sk-ant-[A-Za-z0-9_-]{8,200}$/;
 
 // ---- Usage ----------------------------------------------------------------------------------------
@@ -250,6 +253,26 @@ export interface TimeoutData {
   message: string;
   timestamp: number;
 }
+/** A piece of the output of the repository's own check (the project's `checkCommand`). */
+export interface CheckLogData {
+  runId: string;
+  stream: 'stdout' | 'stderr';
+  chunk: string;
+  timestamp: number;
+}
+/** How the repository's check ended. */
+export interface CheckResultData {
+  runId: string;
+  /** Null when the check was stopped (timeout, cancel) or could not start. */
+  exitCode: number | null;
+  /** Exit code 0, within the time allowed. */
+  passed: boolean;
+  timedOut: boolean;
+  durationMs: number;
+  /** The last 4 KB of its output, stdout and stderr as they arrived. */
+  tail: string;
+  timestamp: number;
+}
 export interface RunUpdateData {
   run: PipelineRunSummary;
   timestamp: number;
@@ -264,7 +287,9 @@ export type PipelineEvent =
   | { type: 'pipeline-complete'; data: PipelineCompleteData }
   | { type: 'usage'; data: UsageData }
   | { type: 'run-update'; data: RunUpdateData }
-  | { type: 'timeout'; data: TimeoutData };
+  | { type: 'timeout'; data: TimeoutData }
+  | { type: 'check-log'; data: CheckLogData }
+  | { type: 'check-result'; data: CheckResultData };
 
 export type PipelineEventType = PipelineEvent['type'];
 

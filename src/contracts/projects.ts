@@ -15,8 +15,39 @@ export const createProjectSchema = z
     path: ['repoUrl'],
   });
 
-/** PATCH /api/projects/:id */
-export const updateProjectSchema = z.strictObject({ name: projectName });
+/** The repository's own check (`checkCommand`): at most this many characters. */
+export const CHECK_COMMAND_MAX_LENGTH = 1000;
+/** Seconds a check may run (`checkTimeoutSeconds`). */
+export const CHECK_TIMEOUT_SECONDS = { min: 10, max: 3600, default: 300 } as const;
+
+/** PATCH /api/projects/:id — any of the fields; an empty check command clears it. */
+export const updateProjectSchema = z
+  .strictObject({
+    name: projectName.optional(),
+    checkCommand: cleanString()
+      .max(
+        CHECK_COMMAND_MAX_LENGTH,
+        `The check command must be at most ${CHECK_COMMAND_MAX_LENGTH} characters`,
+      )
+      .transform((value) => value || null)
+      .nullable()
+      .optional(),
+    checkTimeoutSeconds: z
+      .number()
+      .int('The check timeout must be a whole number of seconds')
+      .min(
+        CHECK_TIMEOUT_SECONDS.min,
+        `The check timeout must be at least ${CHECK_TIMEOUT_SECONDS.min} seconds`,
+      )
+      .max(
+        CHECK_TIMEOUT_SECONDS.max,
+        `The check timeout must be at most ${CHECK_TIMEOUT_SECONDS.max} seconds`,
+      )
+      .optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'Give at least one of name, checkCommand, checkTimeoutSeconds',
+  });
 
 export const filePathQuerySchema = z.strictObject({ path: z.string().min(1).max(4096) });
 
@@ -33,6 +64,10 @@ export interface Project {
    */
   repoUrl: string | null;
   defaultBranch: string;
+  /** Run with `sh -c` in a run's worktree after every coding and fixing step; null: no check. */
+  checkCommand: string | null;
+  /** The check fails when it runs longer than this (10–3600). */
+  checkTimeoutSeconds: number;
   createdAt: string;
   updatedAt: string;
 }

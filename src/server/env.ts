@@ -63,6 +63,17 @@ const envSchema = z.object({
     .or(z.literal('').transform(() => undefined)),
   /** Subdomains of this domain are reserved for app previews. */
   AUTOCODER_BASE_DOMAIN: z.string().min(1).default('localhost'),
+  /**
+   * How repository code (checks, later services) runs: `bwrap` (bubblewrap), `host` (as the server's
+   * user, a single-person install), `off` (refused). Unset: bwrap when installed, else host on a loopback
+   * HOST and off otherwise (modules/sandbox/sandbox-mode.ts).
+   */
+  AUTOCODER_SANDBOX: z
+    .enum(['bwrap', 'host', 'off'])
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  /** Searched for bwrap, and the PATH a sandboxed command gets. */
+  PATH: z.string().default('/usr/local/bin:/usr/bin:/bin'),
   /** Bearer token of GET /api/metrics; unset, the route does not exist. */
   AUTOCODER_METRICS_TOKEN: z
     .string()
@@ -93,6 +104,10 @@ export type Env = {
   allowedHosts: string[];
   sseMaxStreamsPerUser: number;
   maxAnswerBytes: number;
+  /** AUTOCODER_SANDBOX as set (undefined: choose from what is installed and HOST). */
+  sandboxMode: 'bwrap' | 'host' | 'off' | undefined;
+  /** The server's PATH: where bwrap is looked for, and the PATH of sandboxed commands. */
+  path: string;
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -125,6 +140,8 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     allowedHosts: env.AUTOCODER_ALLOWED_HOSTS,
     sseMaxStreamsPerUser: env.AUTOCODER_SSE_MAX_STREAMS_PER_USER,
     maxAnswerBytes: env.AUTOCODER_MAX_ANSWER_BYTES,
+    sandboxMode: env.AUTOCODER_SANDBOX || undefined,
+    path: env.PATH,
   };
 }
 

@@ -11,6 +11,8 @@ import { createLogger } from './lib/logger.js';
 import { isLoopbackHost } from './lib/network-policy.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
 import { createRedisRateLimitStore } from './lib/redis-rate-limit.js';
+import { createSandbox } from './modules/sandbox/sandbox.js';
+import { sandboxConfig } from './modules/sandbox/sandbox-mode.js';
 import { createRuntime } from './runtime.js';
 import { readVersion } from './version.js';
 
@@ -27,6 +29,13 @@ async function main() {
   const env = loadEnv();
   const logger = createLogger(env.logLevel);
   await mkdir(env.dataDir, { recursive: true });
+  // Chosen before anything starts: AUTOCODER_SANDBOX=bwrap without bwrap installed stops the server here.
+  const sandbox = createSandbox(
+    sandboxConfig({ requested: env.sandboxMode, host: env.host, path: env.path, dataDir: env.dataDir }),
+  );
+  if (sandbox.mode === 'host' && !isLoopbackHost(env.host)) {
+    logger.warn('AUTOCODER_SANDBOX=host on a server others can reach: repository code runs as this user');
+  }
   const openingStarted = Date.now();
   const database = await openDatabase({
     url: env.databaseUrl,
@@ -75,6 +84,7 @@ async function main() {
       url: `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${info.port}`,
       database: database.kind,
       dataDir: env.dataDir,
+      sandbox: sandbox.mode,
       version,
       hosts: [...hosts.own],
     });
@@ -96,6 +106,7 @@ async function main() {
     server.close(async () => {
       clearTimeout(force);
       await closingRuntime;
+      await sandbox.close();
       await database.close();
       logger.info('stopped');
       process.exit(0);

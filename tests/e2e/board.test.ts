@@ -65,6 +65,21 @@ describe.skipIf(!hasChromium)('board journey in Chromium', () => {
       .toBe('Journey project');
     const projectUrl = page.url();
 
+    // Its settings: the repository's check, refused below 10 s, then saved and shown again.
+    await page.getByTestId('project-settings').click();
+    await page.getByTestId('project-check-command').fill('npm test');
+    await page.getByTestId('project-check-timeout').fill('5');
+    await page.getByTestId('project-submit').click();
+    await page.getByText('at least 10 seconds').waitFor();
+    await page.getByTestId('project-check-timeout').fill('120');
+    await page.getByTestId('project-submit').click();
+    await page.getByTestId('project-check-command').waitFor({ state: 'detached' });
+    await page.getByTestId('project-settings').click();
+    expect(await page.getByTestId('project-check-command').inputValue()).toBe('npm test');
+    expect(await page.getByTestId('project-check-timeout').inputValue()).toBe('120');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('project-check-command').waitFor({ state: 'detached' });
+
     await addTask(page, 'Write the welcome page');
     await addTask(page, 'Fix the crash on save', 'bug');
     await addTask(page, 'Second pass on copy');

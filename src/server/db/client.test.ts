@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(root, { recursive: true, force: true }));
 
-describe('PGlite data directories', () => {
+// Each case runs initdb in WASM at least once: seconds on a quiet machine, far more on a loaded one.
+describe('PGlite data directories', { timeout: 120_000 }, () => {
   it('starts from a template copy, keeps data across reopenings, and leaves the template untouched', async () => {
     const template = path.join(root, 'template');
     const built = await openDatabase({ dataDir: template });

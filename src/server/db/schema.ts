@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  check,
   doublePrecision,
   index,
   integer,
@@ -50,6 +51,9 @@ export const projects = pgTable(
     /** The project's main checkout, inside the data dir. */
     repoPath: text('repo_path').notNull(),
     defaultBranch: text('default_branch').notNull().default('main'),
+    /** The repository's own check, run with `sh -c` in a run's worktree; null: none. */
+    checkCommand: text('check_command'),
+    checkTimeoutSeconds: integer('check_timeout_seconds').notNull().default(300),
     /**
      * Bumped by triggers on every write to the project's tasks and to their runs' card fields
      * (drizzle/0002): the board list's ETag, read with one indexed lookup.
@@ -58,7 +62,11 @@ export const projects = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (table) => [index('projects_user_idx').on(table.userId, table.createdAt)],
+  (table) => [
+    index('projects_user_idx').on(table.userId, table.createdAt),
+    check('projects_check_command_length', sql`char_length(${table.checkCommand}) <= 1000`),
+    check('projects_check_timeout_range', sql`${table.checkTimeoutSeconds} between 10 and 3600`),
+  ],
 );
 
 export const tasks = pgTable(
@@ -83,7 +91,7 @@ export const tasks = pgTable(
   (table) => [index('tasks_project_status_position_idx').on(table.projectId, table.status, table.position)],
 );
 
-/** One execution of the pipeline for a task (seed 004, step 1, plus branch, commits and usage). */
+/** One execution of the pipeline for a task: phase, status, agents' output, branch, commits and usage. */
 export const pipelineRuns = pgTable(
   'pipeline_runs',
   {
@@ -124,7 +132,7 @@ export const pipelineRuns = pgTable(
   },
   (table) => [
     index('pipeline_runs_task_started_idx').on(table.taskId, table.startedAt.desc()),
-    // BR-04-002 held by the database too: at most one active run per task.
+    // At most one active (running or paused) run per task, held by the database too.
     uniqueIndex('pipeline_runs_one_active_per_task')
       .on(table.taskId)
       .where(sql`status in ('running', 'paused')`),

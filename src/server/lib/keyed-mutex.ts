@@ -1,6 +1,6 @@
 /**
  * An in-process mutex per key: holders of one key run one at a time, in call order. It makes
- * "count the user's running pipelines, then add one" atomic (NFR-04-009) and serialises git
+ * "count the user's active pipelines, then add one" atomic (five at most) and serialises git
  * operations on one repository. It orders work within this process only.
  */
 export class KeyedMutex {

@@ -92,6 +92,8 @@ export const ProjectSchema: z.ZodType<Project> = z
     name: z.string(),
     repoUrl: z.string().nullable(),
     defaultBranch: z.string(),
+    checkCommand: z.string().nullable(),
+    checkTimeoutSeconds: z.number().int(),
     createdAt: isoDate(),
     updatedAt: isoDate(),
   })
@@ -225,6 +227,8 @@ export const StoredEventSchema = z
       'usage',
       'run-update',
       'timeout',
+      'check-log',
+      'check-result',
     ]),
     data: z.record(z.string(), z.unknown()),
   })

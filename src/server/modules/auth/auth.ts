@@ -7,7 +7,7 @@ import { AppError } from '@/server/lib/errors.js';
 import { LruCache } from '@/server/lib/lru-cache.js';
 import type { RateLimitStore, RateLimits } from '@/server/lib/rate-limit.js';
 import type { SseHub } from '../events/sse-hub.js';
-import { createProjectForUser, DEFAULT_PROJECT_NAME, type ProjectsDeps } from '../projects/projects.js';
+import { createWithFirstProject, type ProjectsDeps } from '../projects/projects.js';
 import { deleteSession, findSessionUser, findUserByEmail, insertSession, insertUser } from './auth.repo.js';
 
 /** What sign-up, sign-in and sessions need from outside (registration creates the first project); `AppDeps` provides it. */
@@ -48,19 +48,20 @@ async function issueSession(deps: AuthDeps, user: SessionUser): Promise<IssuedSe
   return { token, expiresAt, user };
 }
 
-/** Creates the user and their default project, and signs them in. */
+/** Creates the user and their default project (together or not at all), and signs them in. */
 export async function register(deps: AuthDeps, input: RegisterInput): Promise<IssuedSession> {
   if (await findUserByEmail(deps.db, input.email)) throw emailTaken();
   const passwordHash = await hashPassword(input.password);
   const userId = randomUUID();
   let user: SessionUser;
   try {
-    user = await insertUser(deps.db, { id: userId, email: input.email, passwordHash });
+    user = await createWithFirstProject(deps, (tx) =>
+      insertUser(tx, { id: userId, email: input.email, passwordHash }),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw emailTaken();
     throw error;
   }
-  await createProjectForUser(deps, user.id, { name: DEFAULT_PROJECT_NAME });
   deps.logger.info('user registered', { userId: user.id });
   return issueSession(deps, { id: user.id, email: user.email, createdAt: user.createdAt });
 }

@@ -91,7 +91,7 @@ const taskEvents = apiRoute(
 );
 
 /**
- * GET /api/sse/:taskId — a task's pipeline events (seed 004 step 12). A client with
+ * GET /api/sse/:taskId — a task's pipeline events, every type on one stream. A client with
  * Last-Event-ID gets what it missed; a new client (a page load) gets the latest run
  * from its first event, then live events.
  * GET /api/sse/projects/:projectId — task moves and run summaries for the board.

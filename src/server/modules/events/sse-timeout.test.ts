@@ -4,7 +4,7 @@ import { newTask } from '../pipeline/testing/run-kit.js';
 import { taskStream } from './bus.js';
 import { eventually, SseConnection, serveOnSocket } from './testing/sse-client.js';
 
-/** Keepalive (NFR-04-004) and the connection timeout (BR-04-015), with short settings. */
+/** The keepalive comment and the connection timeout, with short settings. */
 let t: TestApp;
 let server: { url: string; close(): Promise<void> };
 

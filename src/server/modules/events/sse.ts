@@ -3,9 +3,9 @@ import type { EventLog } from './event-log.js';
 import { commentFrame, frameOf, type SseStream } from './sse-stream.js';
 
 export interface SseSettings {
-  /** A comment line this often keeps proxies from closing an idle stream (NFR-04-004: 30 s). */
+  /** A comment line this often (30 s) keeps proxies from closing an idle stream. */
   keepaliveMs: number;
-  /** Streams end after this long with a `timeout` event; clients reconnect (BR-04-015: 10 min). */
+  /** Streams end after this long (10 min) with a `timeout` event; clients reconnect. */
   timeoutMs: number;
   /** Unsent bytes a live client may hold before it is closed as too slow (it resumes with Last-Event-ID). */
   maxQueueBytes: number;

@@ -35,7 +35,7 @@ import {
 } from './runs.repo.js';
 
 /**
- * The pipeline's control plane (seed 004 step 10): starts runs, executes them in this
+ * The pipeline's control plane: starts runs, executes them in this
  * process, and handles cancel, retry, approve and request-changes. Each run works in its
  * own worktree on its own branch; state is written at every transition.
  */
@@ -61,7 +61,7 @@ export class Orchestrator {
   }
 
   /**
-   * Seed 004 step 11.1: validates, records the run, answers at once; the run goes on in the
+   * Validates, records the run, answers at once; the run goes on in the
    * background, after the answer (its worktree setup waits its turn: see RunExecutor).
    */
   async start(
@@ -107,7 +107,7 @@ export class Orchestrator {
     return { runId: row.id };
   }
 
-  /** Seed 004 step 11.4: stops the run in any phase, aborting the agent call in flight (BR-04-014). */
+  /** Stops a running or paused run in any phase, aborting the agent call in flight. */
   async cancel(userId: string, taskId: string): Promise<{ status: 'cancelled' }> {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -141,7 +141,7 @@ export class Orchestrator {
     return { status: 'cancelled' };
   }
 
-  /** Seed 004 step 11.3: resumes a paused run at the failed phase and agent, after a backoff. */
+  /** Resumes a paused run at the failed phase and agent, after a backoff. */
   async retry(userId: string, taskId: string, options: RunOptions, secrets: RequestSecrets) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -191,7 +191,7 @@ export class Orchestrator {
     return { runId: run.id, retryCount, delayMs: delay };
   }
 
-  /** Seed 004 step 11.6: back to coding with the person's feedback (task → building). */
+  /** Back to coding with the person's feedback (task → building). */
   async requestChanges(userId: string, taskId: string, input: RequestChangesInput, secrets: RequestSecrets) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -235,7 +235,7 @@ export class Orchestrator {
     return { runId: run.id, iteration };
   }
 
-  /** Seed 004 step 11.5 plus the merge: the branch goes into the default branch, confirmed by git, then done. */
+  /** Approves a passed run in Review: the branch goes into the default branch, confirmed by git, then done. */
   async approve(userId: string, taskId: string) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
@@ -321,7 +321,7 @@ export class Orchestrator {
   /**
    * Runs `setRunning` (which makes one of the user's runs running) only while the user has
    * fewer than the maximum active — running or paused — other than `ownRunId`, the paused run
-   * being resumed (NFR-04-009). Counting and writing hold the user's lock, so simultaneous
+   * being resumed. Counting and writing hold the user's lock, so simultaneous
    * starts cannot all pass the count.
    */
   private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>, ownRunId?: string): Promise<T> {

@@ -18,9 +18,9 @@ export interface OrchestratorDeps {
   providerDefaults: ProviderDefaults;
   /** Where a user-chosen provider URL may go; checked before a run starts, and again on every connection. */
   network?: NetworkPolicy;
-  /** First retry waits this long, then twice as long each time (BR-04-017: 1 s, 2 s, 4 s). */
+  /** First retry waits this long, then twice as long each time (1 s, 2 s, 4 s). */
   backoffBaseMs?: number;
-  /** Running pipelines per user (NFR-04-009). */
+  /** Active (running or paused) pipelines per user; one more start answers 429. */
   maxRunningPerUser?: number;
   /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
   maxAnswerBytes?: number;

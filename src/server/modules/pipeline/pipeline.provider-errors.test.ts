@@ -116,7 +116,7 @@ describe('an overloaded planner (529 four times)', () => {
         const res = await retry(client, taskId, { scenario });
         expect(res.status).toBe(202);
         expect(res.body.retryCount).toBe(retryCount + 1);
-        // BR-04-017: the wait doubles each time (1 s, 2 s, 4 s; the test app's base is 1 ms).
+        // The wait doubles each time (1 s, 2 s, 4 s; the test app's base is 1 ms).
         expect(res.body.delayMs).toBe(2 ** retryCount);
         await t.deps.orchestrator.idle();
       }

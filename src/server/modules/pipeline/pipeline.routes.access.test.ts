@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-describe('ids, sessions and ownership (NFR-04-008)', () => {
+describe("ids, sessions and ownership (another user's task answers 404)", () => {
   let owner: TaskSetup;
   let runId: string;
   let stranger: TestClient;

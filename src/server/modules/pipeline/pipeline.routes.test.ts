@@ -32,7 +32,7 @@ async function cancel(setup: Pick<TaskSetup, 'client' | 'taskId'>) {
   expect(res.status).toBe(200);
 }
 
-describe('start-pipeline: API keys (BR-04-004, NFR-04-005/006)', () => {
+describe('start-pipeline: API keys (per request, never stored, format-checked)', () => {
   it('asks for a key when the Anthropic provider has none: 400 INVALID_API_KEY, nothing started', async () => {
     const { client, taskId } = await newTask(t);
     const res = await startRun(client, taskId, { provider: 'anthropic' });

@@ -202,7 +202,7 @@ export function startPipelineRoute(orchestrator: Orchestrator) {
   });
 }
 
-/** /api/pipeline/… (seed 004 step 11, plus run history and event replay). */
+/** /api/pipeline/…: a task's run status, cancel, retry, approve, request changes, run history and event replay. */
 export function pipelineRoutes(orchestrator: Orchestrator, log: EventLog) {
   return apiRouter()
     .openapi(runEvents, async (c) => {

@@ -27,8 +27,8 @@ export interface ResolvedProvider {
 }
 
 /**
- * Picks the provider and its key for a run (BR-04-004, NFR-04-005/006): the request's
- * `x-anthropic-key` (format-checked) or the operator's ANTHROPIC_API_KEY; the simulator
+ * Picks the provider and its key for a run: the request's `x-anthropic-key` (format-checked,
+ * held for the run only, never stored) or the operator's ANTHROPIC_API_KEY; the simulator
  * needs none. Throws 400 INVALID_API_KEY with a message that never repeats the key.
  */
 export function resolveProvider(

@@ -287,7 +287,7 @@ async function review(env: DriverEnv, ctx: RunContext, row: { calls: unknown; ag
   return { done: true, row: failed };
 }
 
-/** Tells everyone how the run ended and moves the task (BR-04-010 / BR-04-012). */
+/** Tells everyone how the run ended and moves the task: to Review on a pass, to Backlog on a failure. */
 export async function announceEnd(
   env: Pick<DriverEnv, 'events' | 'now'>,
   ctx: Pick<RunContext, 'taskId' | 'projectId' | 'runId' | 'iteration' | 'fileChanges' | 'review'>,

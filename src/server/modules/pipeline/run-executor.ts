@@ -266,7 +266,7 @@ export class RunExecutor {
     }
   }
 
-  /** Provider errors pause (429, 5xx, network; BR-04-017) or stop the run (authentication); see failures.ts. */
+  /** Provider errors pause the run for a retry (429, 5xx, network) or stop it (authentication); see failures.ts. */
   private async pauseOrFail(ctx: RunContext, error: unknown, log: Logger) {
     const failure = describeFailure(error, ctx.cursor, this.deps.now());
     if (failure.logAsBug) log.error('pipeline step failed unexpectedly', { error });

@@ -59,8 +59,8 @@ export async function updateRun(
 }
 
 /**
- * A user's active runs — running or paused, since a paused run resumes with one click
- * (NFR-04-009) — other than `exceptRunId` (the run being retried keeps its own place).
+ * A user's active runs, for the limit of five per user — running or paused, since a paused run
+ * resumes with one click — other than `exceptRunId` (the run being retried keeps its own place).
  */
 export async function countActiveForUser(db: Db, userId: string, exceptRunId?: string): Promise<number> {
   const [row] = await db

@@ -32,10 +32,17 @@ export async function insertProject(db: Db, values: typeof projects.$inferInsert
   return row;
 }
 
-export async function renameProject(db: Db, projectId: string, name: string, now: Date): Promise<ProjectRow> {
+export type ProjectSettings = Partial<Pick<ProjectRow, 'name' | 'checkCommand' | 'checkTimeoutSeconds'>>;
+
+export async function updateProjectSettings(
+  db: Db,
+  projectId: string,
+  settings: ProjectSettings,
+  now: Date,
+): Promise<ProjectRow> {
   const [row] = await db
     .update(projects)
-    .set({ name, updatedAt: now })
+    .set({ ...settings, updatedAt: now })
     .where(eq(projects.id, projectId))
     .returning();
   if (!row) throw new Error('update returned no row');

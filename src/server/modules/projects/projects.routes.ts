@@ -26,8 +26,8 @@ import {
   listProjects,
   projectFile,
   projectTree,
-  renameOwnedProject,
   toProject,
+  updateOwnedProject,
 } from './projects.js';
 
 const tags = ['projects'];
@@ -85,14 +85,16 @@ const get = apiRoute(
   { access: session, errors: ['PROJECT_NOT_FOUND'] },
 );
 
-const rename = apiRoute(
+const update = apiRoute(
   {
     method: 'patch',
     path: '/{id}',
     tags,
-    summary: 'Rename a project',
+    summary: 'Change a project’s settings',
+    description:
+      'Its name, and the check the pipeline runs after each coding step (an empty command clears it).',
     request: { params, body: jsonRequest(UpdateProjectBody) },
-    responses: { 200: jsonResponse(ProjectSchema, 'The renamed project') },
+    responses: { 200: jsonResponse(ProjectSchema, 'The project as changed') },
   },
   { access: session, errors: ['PROJECT_NOT_FOUND'] },
 );
@@ -145,10 +147,12 @@ export function projectRoutes(deps: AppDeps) {
       const row = await getOwnedProject(deps, c.var.user.id, c.req.valid('param').id);
       return c.json(toProject(row), 200);
     })
-    .openapi(rename, async (c) => {
-      const { name } = c.req.valid('json');
-      return c.json(await renameOwnedProject(deps, c.var.user.id, c.req.valid('param').id, name), 200);
-    })
+    .openapi(update, async (c) =>
+      c.json(
+        await updateOwnedProject(deps, c.var.user.id, c.req.valid('param').id, c.req.valid('json')),
+        200,
+      ),
+    )
     .openapi(remove, async (c) => {
       await deleteOwnedProject(deps, c.var.user.id, c.req.valid('param').id);
       return c.body(null, 204);

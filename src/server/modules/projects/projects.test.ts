@@ -137,7 +137,10 @@ describe('project repositories', () => {
       name: 'Paths',
       importPath: fixture,
     });
-    for (const bad of ['../etc/passwd', '/etc/passwd', 'src/../../x', '.git/config', '.GIT/HEAD', 'a\\b']) {
+    const unsafe = ['../etc/passwd', '/etc/passwd', 'src/../../x', '.git/config', '.GIT/HEAD', 'a\\b'];
+    // The same rules as agents' writes: `.git` in any segment and any case, and its aliases.
+    unsafe.push('src/.git/config', 'src/.Git/HEAD', '.git./config', 'git~1/config', 'src/\u0007.ts');
+    for (const bad of unsafe) {
       const res = await client.get(`/api/projects/${project.id}/file?path=${encodeURIComponent(bad)}`);
       expect(res.status, bad).toBe(400);
       expect(res.body).toMatchObject({ error: 'INVALID_PATH' });

@@ -27,7 +27,8 @@ import {
   insertProject,
   listProjectRows,
   type ProjectRow,
-  renameProject,
+  type ProjectSettings,
+  updateProjectSettings,
 } from './projects.repo.js';
 
 export const DEFAULT_PROJECT_NAME = 'My Project';
@@ -51,6 +52,8 @@ export function toProject(row: ProjectRow): Project {
     name: row.name,
     repoUrl: row.repoUrl,
     defaultBranch: row.defaultBranch,
+    checkCommand: row.checkCommand,
+    checkTimeoutSeconds: row.checkTimeoutSeconds,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -80,6 +83,43 @@ export async function createProjectForUser(
   userId: string,
   input: CreateProjectInput,
 ): Promise<Project> {
+  const row = await withNewRepository(deps, input, (repo) =>
+    insertProject(deps.db, { userId, name: input.name, ...repo }),
+  );
+  deps.logger.info('project created', { projectId: row.id, userId });
+  return toProject(row);
+}
+
+/**
+ * Creates an account and its first project in one transaction: `insertOwner` writes the
+ * owner's row in `tx`, then the project's row follows. When either insert fails, neither row
+ * nor the new repository is left behind. The repository is made before the transaction, so
+ * git never runs while the transaction holds a connection.
+ */
+export async function createWithFirstProject<Owner extends { id: string }>(
+  deps: ProjectsDeps,
+  insertOwner: (tx: Db) => Promise<Owner>,
+): Promise<Owner> {
+  const name = DEFAULT_PROJECT_NAME;
+  const { owner, project } = await withNewRepository(deps, { name }, (repo) =>
+    deps.db.transaction(async (tx) => {
+      const owner = await insertOwner(tx);
+      const project = await insertProject(tx, { userId: owner.id, name, ...repo });
+      return { owner, project };
+    }),
+  );
+  deps.logger.info('project created', { projectId: project.id, userId: owner.id });
+  return owner;
+}
+
+type NewRepository = Pick<ProjectRow, 'id' | 'repoPath' | 'repoUrl' | 'defaultBranch'>;
+
+/** Makes a new project's repository, then `save`s its row; when saving fails, the repository goes. */
+async function withNewRepository<T>(
+  deps: ProjectsDeps,
+  input: CreateProjectInput,
+  save: (repo: NewRepository) => Promise<T>,
+): Promise<T> {
   const id = randomUUID();
   const dir = repositoryPath(deps.dataDir, id);
   const access = { dataDir: deps.dataDir, importRoots: deps.importRoots, network: deps.network };
@@ -88,16 +128,7 @@ export async function createProjectForUser(
   else if (input.repoUrl) repo = await cloneRepository({ repoUrl: input.repoUrl }, dir, access);
   else repo = { repoUrl: null, ...(await initRepository(dir)) };
   try {
-    const row = await insertProject(deps.db, {
-      id,
-      userId,
-      name: input.name,
-      repoPath: dir,
-      repoUrl: repo.repoUrl,
-      defaultBranch: repo.defaultBranch,
-    });
-    deps.logger.info('project created', { projectId: id, userId });
-    return toProject(row);
+    return await save({ id, repoPath: dir, ...repo });
   } catch (error) {
     await removeRepository(dir);
     throw error;
@@ -109,14 +140,15 @@ export function importOptions(deps: Pick<ProjectsDeps, 'importRoots'>): ImportOp
   return { localImport: deps.importRoots.length > 0 };
 }
 
-export async function renameOwnedProject(
+/** Renames the project and sets its check (PATCH /api/projects/:id); fields left out stay. */
+export async function updateOwnedProject(
   deps: ProjectsDeps,
   userId: string,
   projectId: string,
-  name: string,
-) {
+  settings: ProjectSettings,
+): Promise<Project> {
   await getOwnedProject(deps, userId, projectId);
-  return toProject(await renameProject(deps.db, projectId, name, new Date(deps.now())));
+  return toProject(await updateProjectSettings(deps.db, projectId, settings, new Date(deps.now())));
 }
 
 /** Deletes the project, its tasks and runs, then its runs' worktrees and its repository. The last project stays. */

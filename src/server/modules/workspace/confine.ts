@@ -2,8 +2,9 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * Path rules for file paths that come from agents (untrusted). A path is relative to the
- * worktree, uses `/`, and cannot reach git's files or leave the worktree.
+ * The one set of path rules for file paths from outside (agents' writes and reads, the file
+ * endpoint). A path is relative to the worktree or repository, uses `/`, and cannot reach
+ * git's files (`.git` in any segment, any case) or leave the tree.
  */
 
 /** Why `input` is not an acceptable worktree-relative path, or null when it is. */
@@ -27,6 +28,11 @@ export function pathSyntaxProblem(input: unknown): string | null {
 /** The canonical spelling of a path that passed `pathSyntaxProblem` (`./a//b` → `a/b`). */
 export function normalisePath(input: string): string {
   return path.posix.normalize(input).replace(/^\.\//, '');
+}
+
+/** `input` in its canonical spelling when `pathSyntaxProblem` accepts it, else null. */
+export function safeRelativePath(input: string): string | null {
+  return pathSyntaxProblem(input) ? null : normalisePath(input);
 }
 
 /**

@@ -1,7 +1,9 @@
 import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { GitError, gitText } from '@/server/lib/git.js';
+import type { TreeEntry } from '@/contracts/projects.js';
 import { confinementProblem, isInside, normalisePath, pathSyntaxProblem } from './confine.js';
+import { resolveCommit } from './refs.js';
+import { treeFiles } from './tree.js';
 
 /**
  * The files of the worktree's HEAD for the planner, one line each (`src/app.ts (1.2 KB)`), in
@@ -39,31 +41,10 @@ function formatSize(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-async function headFiles(dir: string): Promise<{ path: string; size: number }[]> {
-  let out: string;
-  try {
-    out = await gitText(['ls-tree', '-r', '-l', '-z', '--full-tree', 'HEAD'], { cwd: dir });
-  } catch (error) {
-    // An unborn HEAD (no commit yet) has no files; other failures are real.
-    if (
-      error instanceof GitError &&
-      error.exitCode === 128 &&
-      /Not a valid object name/i.test(error.stderr)
-    ) {
-      return [];
-    }
-    throw error;
-  }
-  return out
-    .split('\0')
-    .filter(Boolean)
-    .flatMap((line) => {
-      // "<mode> <type> <object> <size>\t<path>"
-      const tab = line.indexOf('\t');
-      const [, type, , size] = line.slice(0, tab).split(/\s+/);
-      if (type !== 'blob') return [];
-      return [{ path: line.slice(tab + 1), size: Number(size) || 0 }];
-    });
+async function headFiles(dir: string): Promise<TreeEntry[]> {
+  const commit = await resolveCommit(dir, 'HEAD');
+  // An unborn HEAD (no commit yet) has no files.
+  return commit ? treeFiles(dir, commit) : [];
 }
 
 export interface ContextFile {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ProjectFile, ProjectTree } from '@/contracts/projects.js';
 import { AppError } from '@/server/lib/errors.js';
 import { GitError, git, gitText } from '@/server/lib/git.js';
+import { safeRelativePath } from './confine.js';
 import {
   checkImportPath,
   checkRemoteUrl,
@@ -10,7 +11,8 @@ import {
   type ImportAccess,
   isLocalRemote,
 } from './import-source.js';
-import { safeRelativePath } from './paths.js';
+import { branchCommit } from './refs.js';
+import { treeFiles } from './tree.js';
 
 /** How long a clone may take before it is abandoned with a clear error. */
 export const CLONE_TIMEOUT_MS = 60_000;
@@ -67,7 +69,7 @@ export async function cloneRepository(
   }
   const defaultBranch = (await currentBranch(dir)) ?? 'main';
   // An empty repository has no commit yet: give it one so that branches can start from it.
-  if (!(await headCommit(dir, defaultBranch))) {
+  if (!(await branchCommit(dir, defaultBranch))) {
     await git(['commit', '--quiet', '--allow-empty', '-m', 'Initial commit'], { cwd: dir });
   }
   // The clone's origin is the canonical URL, never a URL with credentials nor a path on this server.
@@ -92,36 +94,15 @@ async function currentBranch(dir: string): Promise<string | null> {
   return name || null;
 }
 
-async function headCommit(dir: string, branch: string): Promise<string | null> {
-  try {
-    return (
-      await gitText(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: dir })
-    ).trim();
-  } catch {
-    return null; // the branch has no commit yet
-  }
-}
-
 export async function removeRepository(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
 /** Every file of a branch, with sizes. */
 export async function listTree(dir: string, branch: string): Promise<ProjectTree> {
-  const commit = await headCommit(dir, branch);
+  const commit = await branchCommit(dir, branch);
   if (!commit) return { branch, commit: null, entries: [] };
-  const out = await gitText(['ls-tree', '-r', '-l', '-z', '--full-tree', commit], { cwd: dir });
-  const entries = out
-    .split('\0')
-    .filter(Boolean)
-    .flatMap((line) => {
-      // "<mode> <type> <object> <size>\t<path>"
-      const tab = line.indexOf('\t');
-      const [, type, , size] = line.slice(0, tab).split(/\s+/);
-      if (type !== 'blob') return [];
-      return [{ path: line.slice(tab + 1), size: Number(size) || 0 }];
-    });
-  return { branch, commit, entries };
+  return { branch, commit, entries: await treeFiles(dir, commit) };
 }
 
 /** One file of a branch; paths are confined to the repository. */
@@ -137,7 +118,7 @@ export async function readRepositoryFile(
       'Path must be relative to the repository, without "..", and outside .git/',
     );
   }
-  const commit = await headCommit(dir, branch);
+  const commit = await branchCommit(dir, branch);
   if (!commit) throw new AppError('FILE_NOT_FOUND', `${safe} not found`);
   let size: number;
   try {

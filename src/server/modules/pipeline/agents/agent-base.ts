@@ -110,7 +110,7 @@ const JSON_REMINDER =
 /**
  * Streams one agent call, forwarding chunks, and validates the answer against its
  * schema; an answer that does not parse is asked for once more with an explicit
- * reminder (BR-04-005/6/7). Provider errors (LlmError) propagate to the orchestrator.
+ * reminder. Provider errors (LlmError) propagate to the orchestrator.
  */
 export async function runAgent<S extends z.ZodType>(
   agent: AgentType,

@@ -6,7 +6,7 @@ import {
 } from '../prompts/coder-prompt.js';
 import { type AgentExecuteParams, type AgentResult, runAgent } from './agent-base.js';
 
-/** Seed 004 step 7: a subtask (or, in fix mode, findings and feedback) in, complete file contents out. */
+/** The coder: a subtask (or, in fix mode, findings and feedback) in, complete file contents out. */
 export async function executeCoderAgent(
   params: AgentExecuteParams & CoderPromptParams,
 ): Promise<AgentResult<FileChanges>> {

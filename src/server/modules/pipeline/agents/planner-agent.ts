@@ -3,7 +3,7 @@ import { buildPlannerSystemPrompt, buildPlannerUserPrompt } from '../prompts/pla
 import type { TaskContext } from '../prompts/task-context.js';
 import { type AgentExecuteParams, type AgentResult, runAgent } from './agent-base.js';
 
-/** Seed 004 step 6: the task and a map of the repository in, an ordered subtask list out. */
+/** The planner: the task and a map of the repository in, an ordered subtask list out. */
 export async function executePlannerAgent(
   params: AgentExecuteParams & { task: TaskContext; repoMap: string },
 ): Promise<AgentResult<SubtaskList>> {

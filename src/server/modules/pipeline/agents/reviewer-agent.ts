@@ -3,7 +3,7 @@ import { buildReviewerSystemPrompt, buildReviewerUserPrompt } from '../prompts/r
 import type { TaskContext } from '../prompts/task-context.js';
 import { type AgentExecuteParams, type AgentResult, runAgent } from './agent-base.js';
 
-/** Seed 004 step 8: the diff, the task and its subtasks in, a verdict out. */
+/** The reviewer: the diff, the task and its subtasks in, a verdict (passed, score, findings) out. */
 export async function executeReviewerAgent(
   params: AgentExecuteParams & {
     task: TaskContext;

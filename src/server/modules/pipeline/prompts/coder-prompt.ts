@@ -1,7 +1,7 @@
 import type { FileChange, ReviewResult, Subtask } from '@/contracts/pipeline.js';
 import { fence, formatTask, type TaskContext } from './task-context.js';
 
-/** Seed 004 step 4.2. */
+/** The coder's role, rules and answer format (complete file contents as JSON). */
 export function buildCoderSystemPrompt(): string {
   return `# Role: coder
 You are a senior full-stack developer. You implement one subtask (or fix review findings) in an

@@ -1,6 +1,6 @@
 import { formatTask, type TaskContext } from './task-context.js';
 
-/** Seed 004 step 4.1. */
+/** The planner's role, rules and answer format (an ordered subtask list as JSON). */
 export function buildPlannerSystemPrompt(): string {
   return `# Role: planner
 You are a senior software architect. You break a development task into a short, ordered list of

@@ -1,7 +1,7 @@
 import type { Subtask } from '@/contracts/pipeline.js';
 import { fence, formatTask, type TaskContext } from './task-context.js';
 
-/** Seed 004 step 4.3. */
+/** The reviewer's role, criteria, pass threshold and answer format (a verdict as JSON). */
 export function buildReviewerSystemPrompt(): string {
   return `# Role: reviewer
 You are a senior code reviewer. You review the changes made for a task: correctness, completeness

@@ -33,7 +33,7 @@ const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
 const NEWS_MS = 30_000;
 
 /**
- * Seed 004 step 17: a paused (or failed) run's error as a banner with Retry and Cancel, and a toast
+ * A paused (or failed) run's error as a banner with Retry and Cancel, and a toast
  * when it first happens. Dismissing hides the banner; the controls still offer the same actions.
  */
 export function ErrorNotification({

@@ -29,7 +29,7 @@ interface PipelineControlsProps {
 const CAN_START: readonly TaskStatus[] = ['backlog', 'spec'];
 
 /**
- * Seed 004 step 16: the actions that fit the run's state — Start (no run, failed, cancelled),
+ * The actions that fit the run's state — Start (no run, failed, cancelled),
  * Cancel (running), Retry and Cancel (paused), Approve and Request changes (passed, in Review).
  */
 export function PipelineControls({

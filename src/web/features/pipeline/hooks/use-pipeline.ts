@@ -60,7 +60,7 @@ const store = () => usePipelineStore.getState();
 const currentRequest = () => runRequestOf(useRunSettingsStore.getState().settings);
 
 /**
- * Seed 004 step 15: a task's run and the actions on it, each with its own loading state. Actions
+ * A task's run and the actions on it, each with its own loading state. Actions
  * resolve to whether the server accepted them; a refusal lands in `actionError`. Cancel, retry and
  * request-changes show at once, until the server's next event on the run; a refusal takes them back.
  */

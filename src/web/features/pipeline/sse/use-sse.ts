@@ -23,7 +23,7 @@ const isActive = (taskId: string) => {
 };
 
 /**
- * Seed 004 step 14: a task's live pipeline events into the pipeline store. A first connection
+ * A task's live pipeline events into the pipeline store. A first connection
  * replays the latest run from its start (so a reload shows the whole log); a reconnection resumes
  * after the last event applied.
  */

@@ -11,7 +11,7 @@ export function useUpdateProject() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: updateProject,
-    meta: { errorTitle: 'Could not rename the project' },
+    meta: { errorTitle: 'Could not save the project settings' },
     onSuccess: (updated) => {
       queryClient.setQueryData<Project[]>(projectsQueryKey, (projects) =>
         projects?.map((project) => (project.id === updated.id ? updated : project)),

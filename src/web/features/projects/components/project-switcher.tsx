@@ -6,7 +6,7 @@ import { ConfirmDialog } from '@/web/components/ui/confirm-dialog';
 import { useDeleteProject } from '../api/delete-project';
 import { useProjects } from '../api/get-projects';
 import { CreateProjectDialog } from './create-project-dialog';
-import { RenameProjectDialog } from './rename-project-dialog';
+import { ProjectSettingsDialog } from './project-settings-dialog';
 
 interface ProjectSwitcherProps {
   currentProjectId: string | undefined;
@@ -15,7 +15,7 @@ interface ProjectSwitcherProps {
   onDeleted: (project: Project) => void;
 }
 
-type OpenDialog = 'create' | 'rename' | 'delete' | null;
+type OpenDialog = 'create' | 'settings' | 'delete' | null;
 
 /** Choose, create, import, rename and delete projects; sits in the dark app header. */
 export function ProjectSwitcher({ currentProjectId, onSelect, onCreated, onDeleted }: ProjectSwitcherProps) {
@@ -66,11 +66,11 @@ export function ProjectSwitcher({ currentProjectId, onSelect, onCreated, onDelet
       <Button
         variant="ghost-dark"
         size="icon"
-        aria-label="Rename project"
-        title="Rename project"
+        aria-label="Project settings"
+        title="Project settings: name, check command"
         disabled={!current}
-        onClick={() => setDialog('rename')}
-        data-testid="project-rename"
+        onClick={() => setDialog('settings')}
+        data-testid="project-settings"
       >
         <Pencil aria-hidden="true" className="size-3.5" />
       </Button>
@@ -96,7 +96,7 @@ export function ProjectSwitcher({ currentProjectId, onSelect, onCreated, onDelet
       />
       {current && (
         <>
-          <RenameProjectDialog project={current} open={dialog === 'rename'} onOpenChange={closeDialog} />
+          <ProjectSettingsDialog project={current} open={dialog === 'settings'} onOpenChange={closeDialog} />
           <ConfirmDialog
             open={dialog === 'delete'}
             onOpenChange={closeDialog}

@@ -1,0 +1,105 @@
+import type { CheckLogData, CheckResultData } from '@/contracts/pipeline.js';
+import type { OutputStream, Sandbox } from '@/server/modules/sandbox/sandbox.js';
+
+/** A check-log event carries at most this many characters. */
+export const CHECK_LOG_CHUNK = 16_384;
+/** Output is streamed up to this many characters per check; the rest only reaches the tail. */
+export const CHECK_LOG_LIMIT = 1024 * 1024;
+/** Output is gathered this long into one check-log event (a test runner prints line by line). */
+const COALESCE_MS = 50;
+
+export type CheckEvent =
+  | { type: 'check-log'; data: CheckLogData }
+  | { type: 'check-result'; data: CheckResultData };
+
+export interface CheckSettings {
+  /** Run with `sh -c` in the worktree (the project's `checkCommand`). */
+  command: string;
+  /** The check is stopped, and fails, after this many seconds (`checkTimeoutSeconds`). */
+  timeoutSeconds: number;
+}
+
+export interface RunCheckOptions {
+  sandbox: Sandbox;
+  runId: string;
+  worktree: string;
+  check: CheckSettings;
+  /** Cancelling the run stops the check and its children. */
+  signal?: AbortSignal;
+  /** Visible read-only inside the sandbox, e.g. the project's git directory the worktree points to. */
+  readOnlyPaths?: readonly string[];
+  now: () => number;
+  /** Receives the check-log events in order, then exactly one check-result. */
+  emit: (event: CheckEvent) => void;
+}
+
+/**
+ * Runs the repository's own check in the run's worktree, through the sandbox, streaming its output
+ * as check-log events and ending with check-result. A check that cannot run (sandbox off) throws
+ * before any event.
+ */
+export async function runCheck(options: RunCheckOptions): Promise<CheckResultData> {
+  const { runId, emit, now } = options;
+  let pending: { stream: OutputStream; text: string } | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let streamed = 0;
+  let capped = false;
+
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (!pending) return;
+    const { stream, text } = pending;
+    pending = null;
+    for (let at = 0; at < text.length; at += CHECK_LOG_CHUNK) {
+      emit({
+        type: 'check-log',
+        data: { runId, stream, chunk: text.slice(at, at + CHECK_LOG_CHUNK), timestamp: now() },
+      });
+    }
+  };
+
+  const onOutput = (stream: OutputStream, chunk: string) => {
+    if (capped) return;
+    let text = chunk;
+    if (streamed + text.length > CHECK_LOG_LIMIT) {
+      text = text.slice(0, CHECK_LOG_LIMIT - streamed);
+      capped = true;
+    }
+    streamed += text.length;
+    // Consecutive pieces of one stream become one event; a piece of the other stream ends it, so
+    // stdout and stderr stay in the order they were written.
+    if (pending && pending.stream !== stream) flush();
+    pending = pending ? { stream, text: pending.text + text } : { stream, text };
+    if (capped) {
+      pending.text += `\n[check output past ${CHECK_LOG_LIMIT / 1024 / 1024} MiB is not shown; its end is in the result]\n`;
+      flush();
+    } else if (pending.text.length >= CHECK_LOG_CHUNK) flush();
+    else timer ??= setTimeout(flush, COALESCE_MS);
+  };
+
+  try {
+    const result = await options.sandbox.run({
+      command: ['sh', '-c', options.check.command],
+      cwd: options.worktree,
+      timeoutMs: options.check.timeoutSeconds * 1000,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.readOnlyPaths ? { readOnlyPaths: options.readOnlyPaths } : {}),
+      onOutput,
+    });
+    flush();
+    const data: CheckResultData = {
+      runId,
+      exitCode: result.exitCode,
+      passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
+      timedOut: result.timedOut,
+      durationMs: result.durationMs,
+      tail: result.tail,
+      timestamp: now(),
+    };
+    emit({ type: 'check-result', data });
+    return data;
+  } finally {
+    clearTimeout(timer);
+  }
+}

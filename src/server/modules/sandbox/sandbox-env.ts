@@ -1,0 +1,46 @@
+/**
+ * Names a caller may never pass into a sandbox: AutoCoder's own settings and every credential it
+ * holds (provider keys, database and Redis URLs). The environment is built from an allow-list
+ * anyway; this refuses a caller's mistake loudly instead of leaking the secret.
+ */
+const FORBIDDEN = [
+  /^AUTOCODER_/i,
+  /^DATABASE_URL$/i,
+  /^TEST_DATABASE_URL$/i,
+  /^REDIS_URL$/i,
+  /^PG[A-Z]*$/i,
+  /^ANTHROPIC_/i,
+  /^OPENAI_/i,
+  /(API_?KEY|TOKEN|SECRET|PASSWORD)/i,
+];
+
+export interface SandboxEnvOptions {
+  /** The server's PATH. */
+  path: string;
+  /** The sandbox's private home and temporary directory, as the command sees it. */
+  home: string;
+  /** Extra variables the caller needs (e.g. PORT for a service). */
+  extra?: Record<string, string> | undefined;
+}
+
+/**
+ * The whole environment of a sandboxed process. Nothing is inherited from the server: a check
+ * gets a PATH, a locale, a private HOME and CI=1 (test runners then neither watch nor prompt).
+ */
+export function sandboxEnv(options: SandboxEnvOptions): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: options.path,
+    HOME: options.home,
+    TMPDIR: options.home,
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    CI: '1',
+  };
+  for (const [name, value] of Object.entries(options.extra ?? {})) {
+    if (FORBIDDEN.some((pattern) => pattern.test(name))) {
+      throw new Error(`${name} may not be passed to a sandboxed process`);
+    }
+    env[name] = value;
+  }
+  return env;
+}

@@ -1,0 +1,45 @@
+import { mkdir, mkdtemp, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+/** The pids whose command line contains `token` (a unique argument such as `sleep 987123`). */
+export async function pidsRunning(token: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.split('\0').join(' ').includes(token)) found.push(Number(entry));
+  }
+  return found;
+}
+
+export interface SandboxFixture {
+  root: string;
+  dataDir: string;
+  worktree: string;
+  /** A file of another project's repository. */
+  otherRepoFile: string;
+  /** A file of the database (PGlite) directory. */
+  databaseFile: string;
+}
+
+/**
+ * A data dir laid out as the server keeps it: another project's repository, PGlite, a run's
+ * worktree. It lies outside /tmp (in /var/tmp when there is one): the sandbox replaces /tmp, and a
+ * data dir under it would be out of sight whether the sandbox hid it or not.
+ */
+export async function sandboxFixture(): Promise<SandboxFixture> {
+  const base = (await stat('/var/tmp').catch(() => null))?.isDirectory() ? '/var/tmp' : homedir();
+  const root = await realpath(await mkdtemp(path.join(base, 'autocoder-sandbox-test-')));
+  const dataDir = path.join(root, 'data');
+  const otherRepo = path.join(dataDir, 'repos', 'other-project');
+  const pglite = path.join(dataDir, 'pglite');
+  const worktree = path.join(dataDir, 'worktrees', 'run-1');
+  for (const dir of [otherRepo, pglite, worktree]) await mkdir(dir, { recursive: true });
+  const otherRepoFile = path.join(otherRepo, 'secret.ts');
+  const databaseFile = path.join(pglite, 'PG_VERSION');
+  await writeFile(otherRepoFile, 'export const secret = "other project";\n');
+  await writeFile(databaseFile, '17\n');
+  await writeFile(path.join(worktree, 'package.json'), '{}\n');
+  return { root, dataDir, worktree, otherRepoFile, databaseFile };
+}

@@ -1,0 +1,260 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { AppError } from '@/server/lib/errors.js';
+import { bwrapArgs } from './bwrap-args.js';
+import { OutputTail } from './output-tail.js';
+import { type Exit, stopGroup, watchGroup } from './process-group.js';
+import { sandboxEnv } from './sandbox-env.js';
+import type { SandboxMode } from './sandbox-mode.js';
+
+/** Longest piece of output handed to `onOutput` at once, in characters. */
+export const MAX_OUTPUT_CHUNK = 16_384;
+const DEFAULT_GRACE_MS = 2_000;
+
+/**
+ * Files and directories that hold the operator's credentials in the server user's home: hidden
+ * from a sandboxed process even though the rest of the filesystem is readable.
+ */
+const HOME_SECRETS = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.config/gcloud',
+  '.config/gh',
+  '.netrc',
+  '.npmrc',
+  '.pypirc',
+  '.git-credentials',
+  '.pgpass',
+];
+
+/** Local sockets of services a check has no business talking to (the database among them). */
+const SERVICE_SOCKETS = ['/run/postgresql', '/run/redis', '/run/mysqld', '/run/docker.sock', '/run/dbus'];
+
+export interface SandboxConfig {
+  mode: SandboxMode;
+  /** Where bwrap is (mode bwrap). */
+  bwrapPath: string | null;
+  /** The PATH sandboxed commands get. */
+  path: string;
+  /** Directories no sandboxed process may see: AutoCoder's data dir, a database directory outside it. */
+  hidden: readonly string[];
+  /** Home directory whose credential files are hidden; the server user's by default. */
+  home?: string;
+  /** SIGTERM to SIGKILL, when a process is stopped. */
+  killGraceMs?: number;
+}
+
+export interface SpawnOptions {
+  /** The program and its arguments; no shell unless the caller asks for one (`['sh', '-c', …]`). */
+  command: readonly string[];
+  /** The worktree: the working directory and the only writable place besides the private /tmp. */
+  cwd: string;
+  /** Extra variables; AutoCoder's own and credentials are refused. */
+  env?: Record<string, string>;
+  /**
+   * Visible read-only even inside a hidden directory: the project's git directory (`<repo>/.git`),
+   * which the worktree's `.git` file points into, so that git works in the check. Take it from the
+   * project's record, never from the worktree's `.git` file.
+   */
+  readOnlyPaths?: readonly string[];
+}
+
+export type OutputStream = 'stdout' | 'stderr';
+
+export interface RunOptions extends SpawnOptions {
+  /** The process group is stopped after this many ms (`timedOut`). */
+  timeoutMs: number;
+  /** Aborting stops the process group (`aborted`). */
+  signal?: AbortSignal;
+  /** Output as it comes, decoded as UTF-8, in pieces of at most MAX_OUTPUT_CHUNK characters. */
+  onOutput?: (stream: OutputStream, chunk: string) => void;
+}
+
+export interface RunResult {
+  /** Null when the process was ended by a signal (timeout, abort) or could not start. */
+  exitCode: number | null;
+  timedOut: boolean;
+  aborted: boolean;
+  durationMs: number;
+  /** The last 4 KB of stdout and stderr together, as they arrived. */
+  tail: string;
+}
+
+/** A process running in the sandbox, for callers that keep one alive (services). */
+export interface SandboxedProcess {
+  /** stdout and stderr are pipes; stdin is closed. */
+  readonly child: ChildProcess;
+  /** Resolves once the process group's leader has ended and its output is closed. */
+  readonly exited: Promise<Exit>;
+  /** SIGTERM to the whole group, SIGKILL after the grace; resolves when it has ended. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface Sandbox {
+  readonly mode: SandboxMode;
+  /** Starts a process; the caller reads its output and must stop it or await `exited`. */
+  spawn(options: SpawnOptions): Promise<SandboxedProcess>;
+  /** Runs a process to its end (or its timeout, or the abort) and reports how it ended. */
+  run(options: RunOptions): Promise<RunResult>;
+  /** Stops every process still running (server shutdown). */
+  close(): Promise<void>;
+}
+
+/** Paths among `candidates` that exist, split into directories and other files. */
+async function existing(candidates: readonly string[]): Promise<{ dirs: string[]; files: string[] }> {
+  const dirs: string[] = [];
+  const files: string[] = [];
+  for (const candidate of candidates) {
+    const info = await stat(candidate).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
+      throw error;
+    });
+    if (!info) continue;
+    (info.isDirectory() ? dirs : files).push(candidate);
+  }
+  return { dirs, files };
+}
+
+/**
+ * The one way AutoCoder starts a process that runs repository code (checks now, services later).
+ * See docs/sandbox.md for what each mode isolates.
+ */
+export function createSandbox(config: SandboxConfig): Sandbox {
+  const live = new Set<SandboxedProcess>();
+  const graceMs = config.killGraceMs ?? DEFAULT_GRACE_MS;
+  const home = config.home ?? homedir();
+
+  async function spawnSandboxed(options: SpawnOptions): Promise<SandboxedProcess> {
+    if (config.mode === 'off') {
+      throw new AppError(
+        'SANDBOX_DISABLED',
+        'Running repository code is disabled on this server (AUTOCODER_SANDBOX=off)',
+      );
+    }
+    const [program, ...args] = options.command;
+    if (!program) throw new Error('an empty command cannot run');
+    const worktree = await realpath(options.cwd);
+    const privateTmp = await mkdtemp(path.join(tmpdir(), 'autocoder-sandbox-'));
+    let child: ChildProcess;
+    try {
+      if (config.mode === 'bwrap') {
+        if (!config.bwrapPath) throw new Error('bwrap mode without a bwrap program');
+        const secrets = await existing([
+          ...config.hidden.map((dir) => path.resolve(dir)),
+          ...HOME_SECRETS.map((name) => path.join(home, name)),
+          ...SERVICE_SOCKETS,
+        ]);
+        const env = sandboxEnv({ path: config.path, home: '/tmp', extra: options.env });
+        const gitLink = await existing([path.join(worktree, '.git')]);
+        const layout = {
+          worktree,
+          privateTmp,
+          hiddenDirs: secrets.dirs,
+          hiddenFiles: secrets.files,
+          readOnly: options.readOnlyPaths ?? [],
+          readOnlyInWorktree: [...gitLink.files, ...gitLink.dirs],
+        };
+        child = spawn(config.bwrapPath, bwrapArgs(layout, [program, ...args]), {
+          cwd: worktree,
+          env,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+      } else {
+        const env = sandboxEnv({ path: config.path, home: privateTmp, extra: options.env });
+        child = spawn(program, args, {
+          cwd: worktree,
+          env,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+      }
+    } catch (error) {
+      await rm(privateTmp, { recursive: true, force: true });
+      throw error;
+    }
+    const exited = watchGroup(child).then(async (exit) => {
+      live.delete(handle);
+      await rm(privateTmp, { recursive: true, force: true });
+      return exit;
+    });
+    const handle: SandboxedProcess = {
+      child,
+      exited,
+      stop: (grace = graceMs) => stopGroup(child, exited, grace),
+    };
+    live.add(handle);
+    return handle;
+  }
+
+  async function run(options: RunOptions): Promise<RunResult> {
+    const started = performance.now();
+    const tail = new OutputTail();
+    if (options.signal?.aborted) {
+      return { exitCode: null, timedOut: false, aborted: true, durationMs: 0, tail: '' };
+    }
+    const proc = await spawnSandboxed(options);
+    let timedOut = false;
+    let aborted = false;
+    const forward = (stream: OutputStream) => {
+      const decoder = new StringDecoder('utf8');
+      const emit = (text: string) => {
+        for (let at = 0; at < text.length; ) {
+          let end = Math.min(at + MAX_OUTPUT_CHUNK, text.length);
+          // Never split a surrogate pair between two pieces.
+          if (end < text.length && /[\uDC00-\uDFFF]/.test(text.charAt(end))) end--;
+          options.onOutput?.(stream, text.slice(at, end));
+          at = end;
+        }
+      };
+      proc.child[stream]?.on('data', (chunk: Buffer) => {
+        tail.push(chunk);
+        if (options.onOutput) emit(decoder.write(chunk));
+      });
+      proc.child[stream]?.on('end', () => {
+        if (options.onOutput) emit(decoder.end());
+      });
+    };
+    forward('stdout');
+    forward('stderr');
+    const timer = setTimeout(() => {
+      timedOut = true;
+      void proc.stop();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      void proc.stop();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const exit = await proc.exited;
+      if (exit.error) tail.push(Buffer.from(`could not start ${options.command[0]}: ${exit.error}\n`));
+      return {
+        exitCode: timedOut || aborted ? null : exit.exitCode,
+        timedOut,
+        aborted,
+        durationMs: Math.round(performance.now() - started),
+        tail: tail.text(),
+      };
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return {
+    mode: config.mode,
+    spawn: spawnSandboxed,
+    run,
+    async close() {
+      await Promise.all([...live].map((proc) => proc.stop()));
+    },
+  };
+}

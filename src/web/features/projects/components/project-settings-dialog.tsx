@@ -1,0 +1,113 @@
+import { type FormEvent, useState } from 'react';
+import { CHECK_COMMAND_MAX_LENGTH, CHECK_TIMEOUT_SECONDS, type Project } from '@/contracts/projects';
+import { Button } from '@/web/components/ui/button';
+import { Dialog, DialogContent, DialogFooter, DialogTitle } from '@/web/components/ui/dialog';
+import { Field } from '@/web/components/ui/field';
+import { Input } from '@/web/components/ui/input';
+import { Textarea } from '@/web/components/ui/textarea';
+import { isApiError } from '@/web/lib/api-client';
+import { useUpdateProject } from '../api/update-project';
+
+interface ProjectSettingsDialogProps {
+  project: Project;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+}
+
+/** A project's name and its repository's own check (command and timeout). */
+export function ProjectSettingsDialog({ project, open, onOpenChange }: ProjectSettingsDialogProps) {
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent aria-describedby={undefined}>
+        <DialogTitle>Project settings</DialogTitle>
+        <ProjectSettingsForm project={project} onDone={() => onOpenChange(false)} />
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: () => void }) {
+  const [name, setName] = useState(project.name);
+  const [checkCommand, setCheckCommand] = useState(project.checkCommand ?? '');
+  const [timeout, setTimeoutSeconds] = useState(String(project.checkTimeoutSeconds));
+  const updateProject = useUpdateProject();
+  const error = updateProject.error;
+  const fieldError = (field: string) => (isApiError(error) ? error.fieldError(field) : undefined);
+  const fieldNames = ['name', 'checkCommand', 'checkTimeoutSeconds'];
+  // An error that names none of the fields (a network failure, a 404) is shown under the form.
+  const formError =
+    error && !fieldNames.some((field) => fieldError(field)) ? (error.message ?? 'Could not save') : undefined;
+
+  function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    // The server validates (and names the field): a blank timeout is 0, below the minimum.
+    updateProject.mutate(
+      {
+        id: project.id,
+        name,
+        checkCommand: checkCommand.trim() === '' ? null : checkCommand,
+        checkTimeoutSeconds: Number(timeout),
+      },
+      { onSuccess: onDone },
+    );
+  }
+
+  return (
+    <form noValidate onSubmit={handleSubmit} className="mt-4 flex flex-col gap-4">
+      <Field label="Name" error={fieldError('name')}>
+        <Input
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          maxLength={100}
+          autoFocus
+          onFocus={(event) => event.currentTarget.select()}
+          data-testid="project-name-input"
+        />
+      </Field>
+      <Field
+        label="Check command"
+        error={fieldError('checkCommand')}
+        hint="Runs with sh -c in the run's worktree after every coding and fixing step, e.g. npm test. Empty: no check."
+      >
+        <Textarea
+          value={checkCommand}
+          onChange={(event) => setCheckCommand(event.target.value)}
+          maxLength={CHECK_COMMAND_MAX_LENGTH}
+          rows={2}
+          spellCheck={false}
+          className="font-mono text-xs"
+          placeholder="npm test"
+          data-testid="project-check-command"
+        />
+      </Field>
+      <Field
+        label="Check timeout (seconds)"
+        error={fieldError('checkTimeoutSeconds')}
+        hint={`${CHECK_TIMEOUT_SECONDS.min}–${CHECK_TIMEOUT_SECONDS.max}; a check that runs longer fails.`}
+      >
+        <Input
+          type="number"
+          inputMode="numeric"
+          min={CHECK_TIMEOUT_SECONDS.min}
+          max={CHECK_TIMEOUT_SECONDS.max}
+          step={1}
+          value={timeout}
+          onChange={(event) => setTimeoutSeconds(event.target.value)}
+          data-testid="project-check-timeout"
+        />
+      </Field>
+      {formError && <p className="text-xs text-red-600">{formError}</p>}
+      <DialogFooter className="mt-1">
+        <Button onClick={onDone}>Cancel</Button>
+        <Button
+          type="submit"
+          variant="primary"
+          loading={updateProject.isPending}
+          data-testid="project-submit"
+        >
+          Save
+        </Button>
+      </DialogFooter>
+    </form>
+  );
+}
