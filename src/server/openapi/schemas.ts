@@ -48,23 +48,32 @@ import {
  * `.openapi()` comes from @hono/zod-openapi's extension of zod, which only the server loads.
  */
 
+/**
+ * `.openapi(name)` for a schema of the contracts. Zod copies a class's methods onto an instance when
+ * it builds it, so a schema built before @hono/zod-openapi extended zod (the contracts load first in
+ * some processes) has no `.openapi` of its own: the extension's method is called on it instead.
+ */
+function named<S extends z.ZodType>(schema: S, name: string): S {
+  return z.ZodType.prototype.openapi.call(schema, name) as unknown as S;
+}
+
 // ---- Requests (the contracts' own schemas, named) ---------------------------------------------
 
 // Recursive: a reference to itself by name is how OpenAPI writes it. `.openapi()` on a lazy schema
 // names the instance the contract's schemas already hold.
-jsonValue.openapi('JsonValue');
+named(jsonValue, 'JsonValue');
 
-export const RegisterBody = registerSchema.openapi('RegisterBody');
-export const LoginBody = loginSchema.openapi('LoginBody');
-export const CreateProjectBody = createProjectSchema.openapi('CreateProjectBody');
-export const UpdateProjectBody = updateProjectSchema.openapi('UpdateProjectBody');
+export const RegisterBody = named(registerSchema, 'RegisterBody');
+export const LoginBody = named(loginSchema, 'LoginBody');
+export const CreateProjectBody = named(createProjectSchema, 'CreateProjectBody');
+export const UpdateProjectBody = named(updateProjectSchema, 'UpdateProjectBody');
 export const FilePathQuery = filePathQuerySchema;
-export const CreateTaskBody = createTaskSchema.openapi('CreateTaskBody');
-export const UpdateTaskBody = updateTaskSchema.openapi('UpdateTaskBody');
-export const MoveTaskBody = updateTaskStatusSchema.openapi('MoveTaskBody');
+export const CreateTaskBody = named(createTaskSchema, 'CreateTaskBody');
+export const UpdateTaskBody = named(updateTaskSchema, 'UpdateTaskBody');
+export const MoveTaskBody = named(updateTaskStatusSchema, 'MoveTaskBody');
 export const ListTasksQuery = listTasksQuerySchema;
-export const RunOptionsBody = runOptionsSchema.openapi('RunOptions');
-export const RequestChangesBody = requestChangesSchema.openapi('RequestChangesBody');
+export const RunOptionsBody = named(runOptionsSchema, 'RunOptions');
+export const RequestChangesBody = named(requestChangesSchema, 'RequestChangesBody');
 
 // ---- Answers ------------------------------------------------------------------------------------
 
