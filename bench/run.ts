@@ -1,8 +1,10 @@
 // `npm run bench`: latency and throughput of the real server over real HTTP, on PGlite and on
 // PostgreSQL, plus the time `npm start` takes to answer its first health check (the foundation part),
-// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline/), and the board's
-// list at 1,000 tasks (the board part, bench/board.ts).
-// `npm run bench -- foundation` (or pipeline, sse-flood, board) runs one part. See bench/README.md.
+// concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline/), the board's list at
+// 1,000 tasks (the board part, bench/board.ts), a run's diff of 200 files (bench/diff.ts), and the
+// import graph of a generated 10,000-file TypeScript repository beside madge and dependency-cruiser
+// (the graph part, bench/graph.ts).
+// `npm run bench -- foundation` (or pipeline, sse-flood, board, diff, graph) runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -15,6 +17,9 @@ import { fileURLToPath } from 'node:url';
 import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contracts/tasks.js';
 import { type BoardDbResult, benchBoard, boardAims, boardConfig, printBoard } from './board.js';
+import { benchDiff, type DiffDbResult, diffConfig } from './diff.js';
+import { diffAims, printDiff } from './diff-report.js';
+import { benchGraph, type GraphResult, graphAims, graphConfig, printGraph } from './graph.js';
 import { type Aim, baseEnv, firstLine, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { formatJson, int, ms, table } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
@@ -40,10 +45,10 @@ import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from '
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board'] as const;
+const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board', 'diff', 'graph'] as const;
 type Part = (typeof PARTS)[number];
 const USAGE =
-  'usage: npm run bench [-- foundation|pipeline|sse-flood|board …]   (no part: all, in that order)';
+  'usage: npm run bench [-- foundation|pipeline|sse-flood|board|diff|graph …]   (no part: all, in that order)';
 
 /** The parts named on the command line (`npm run bench -- pipeline`); none means all of them. */
 function parseParts(args: readonly string[]): Part[] {
@@ -87,6 +92,7 @@ const config = {
 
 const pipelineSettings = pipelineConfig();
 const boardSettings = boardConfig();
+const diffSettings = diffConfig();
 
 const AIMS = { coldStartMs: 3000, postgresReadP99Ms: 20 };
 const PASSWORD = 'correct horse battery staple';
@@ -716,6 +722,34 @@ async function runBoardPart(): Promise<BoardPartResult> {
   return { databases, aims: boardAims(databases, boardSettings) };
 }
 
+interface DiffPartResult {
+  databases: DiffDbResult[];
+  aims: Aim[];
+}
+
+async function runDiffPart(): Promise<DiffPartResult> {
+  console.log(
+    `\n=== Diff: a run whose branch touches ${diffSettings.files} files with ${diffSettings.lines} changed lines, ` +
+      `read by ${diffSettings.clients} clients`,
+  );
+  const databases = await eachDatabase<DiffDbResult>(
+    (kind, databaseUrl) => benchDiff(kind, databaseUrl, diffSettings),
+    (database, reason) => ({ status: 'skipped', database, reason }),
+  );
+  return { databases, aims: diffAims(databases, diffSettings) };
+}
+
+const graphSettings = graphConfig();
+
+async function runGraphPart(): Promise<{ result: GraphResult; aims: Aim[] }> {
+  console.log(
+    `\n=== Graph: ${graphSettings.files} generated TypeScript files, ${graphSettings.coldRuns} cold builds, ` +
+      `${graphSettings.updates} one-file updates, madge and dependency-cruiser on the same files`,
+  );
+  const result = await benchGraph(graphSettings);
+  return { result, aims: graphAims(result) };
+}
+
 interface PreviousResults {
   startedAt?: string;
   environment?: { commit?: string | null; dirty?: boolean | null; loadAverage?: number[] };
@@ -725,6 +759,8 @@ interface PreviousResults {
   pipeline?: unknown;
   board?: unknown;
   sseFlood?: unknown;
+  diff?: unknown;
+  graph?: unknown;
   aims?: Aim[];
   carriedOver?: Partial<Record<Part, unknown>>;
 }
@@ -773,11 +809,15 @@ async function main(): Promise<void> {
   const pipeline = parts.includes('pipeline') ? await runPipelinePart() : null;
   const sseFlood = parts.includes('sse-flood') ? await runSseFloodPart() : null;
   const board = parts.includes('board') ? await runBoardPart() : null;
+  const diff = parts.includes('diff') ? await runDiffPart() : null;
+  const graph = parts.includes('graph') ? await runGraphPart() : null;
   const aims = [
     ...(foundation?.aims ?? []),
     ...(pipeline?.aims ?? []),
     ...(sseFlood?.aims ?? []),
     ...(board?.aims ?? []),
+    ...(diff?.aims ?? []),
+    ...(graph?.aims ?? []),
   ];
 
   // --- report
@@ -795,6 +835,14 @@ async function main(): Promise<void> {
     console.log('\n--- Board');
     for (const result of board.databases) printBoard(result, boardSettings);
   }
+  if (diff) {
+    console.log('\n--- Diff');
+    for (const result of diff.databases) printDiff(result, diffSettings);
+  }
+  if (graph) {
+    console.log('\n--- Graph');
+    printGraph(graph.result);
+  }
   console.log('\nAims');
   console.log(
     table(
@@ -811,16 +859,21 @@ async function main(): Promise<void> {
   // A run of one part keeps the other part's figures from the previous file, saying when they were taken.
   const resultsDir = path.join(root, 'bench', 'results');
   const resultsFile = path.join(resultsDir, 'latest.json');
-  const previous = foundation && pipeline && sseFlood && board ? null : await previousResults(resultsFile);
+  const previous =
+    foundation && pipeline && sseFlood && board && diff && graph ? null : await previousResults(resultsFile);
   const keepFoundation = !foundation && previous?.start !== undefined;
   const keepPipeline = !pipeline && previous?.pipeline !== undefined;
   const keepSseFlood = !sseFlood && previous?.sseFlood !== undefined;
   const keepBoard = !board && previous?.board !== undefined;
+  const keepDiff = !diff && previous?.diff !== undefined;
+  const keepGraph = !graph && previous?.graph !== undefined;
   const kept: Record<Part, boolean> = {
     foundation: keepFoundation,
     pipeline: keepPipeline,
     'sse-flood': keepSseFlood,
     board: keepBoard,
+    diff: keepDiff,
+    graph: keepGraph,
   };
   const keptAims = (previous?.aims ?? []).filter((aim) => kept[aim.part ?? 'foundation']);
   const result = {
@@ -874,8 +927,23 @@ async function main(): Promise<void> {
       : keepBoard
         ? { board: previous?.board }
         : {}),
+    ...(diff
+      ? {
+          diff: {
+            config: diffSettings,
+            databases: Object.fromEntries(diff.databases.map((entry) => [entry.database, entry])),
+          },
+        }
+      : keepDiff
+        ? { diff: previous?.diff }
+        : {}),
+    ...(graph
+      ? { graph: { config: graphSettings, ...graph.result } }
+      : keepGraph
+        ? { graph: previous?.graph }
+        : {}),
     aims: [...aims, ...keptAims],
-    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard)
+    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard || keepDiff || keepGraph)
       ? {
           carriedOver: Object.fromEntries(
             PARTS.filter((part) => kept[part]).map((part) => [

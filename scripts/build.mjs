@@ -31,6 +31,11 @@ export async function build({ quiet = false } = {}) {
     path.join(root, 'src/server/lib/spawner-process.mjs'),
     path.join(root, 'dist/server/spawner-process.mjs'),
   );
+  // And the JS/TS import parser of the graph (see src/server/modules/graph/js-imports.ts).
+  await copyFile(
+    path.join(root, 'src/server/modules/graph/parser-process.mjs'),
+    path.join(root, 'dist/server/parser-process.mjs'),
+  );
   await buildDatabaseTemplate();
   await writeFile(path.join(root, 'dist/.build-stamp'), new Date().toISOString());
   if (!quiet) console.log(`built in ${Date.now() - started} ms`);

@@ -84,7 +84,7 @@ export interface Aim {
   unit: string;
   met: boolean | null;
   /** The bench part that measures it. */
-  part?: 'foundation' | 'pipeline' | 'sse-flood' | 'board';
+  part?: 'foundation' | 'pipeline' | 'sse-flood' | 'board' | 'diff' | 'graph';
 }
 
 /**

@@ -24,15 +24,24 @@ export const ERROR_CODES = {
   TASK_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,
   RUN_NOT_FOUND: 404,
+  /** The path asked for is not one of the files the run's diff changes. */
+  DIFF_FILE_NOT_FOUND: 404,
+  REPO_NOT_FOUND: 404,
   EMAIL_TAKEN: 409,
   PIPELINE_ACTIVE: 409,
   MERGE_CONFLICT: 409,
+  /** The run has no branch and base commit yet (it is setting up its worktree). */
+  DIFF_NOT_READY: 409,
+  /** The run's branch no longer exists in the repository, so its diff cannot be computed. */
+  RUN_BRANCH_GONE: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   MISDIRECTED_REQUEST: 421,
   RATE_LIMITED: 429,
   TOO_MANY_PIPELINES: 429,
   INTERNAL_ERROR: 500,
+  BRANCH_NOT_FOUND: 404,
+  GRAPH_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

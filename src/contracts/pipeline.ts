@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cleanString, rawString } from './common.js';
+import type { CoordinationEvent } from './coordination.js';
 import type { TaskStatus } from './task-status.js';
 
 /** The phase a run is in, or how it ended. */
@@ -86,6 +87,8 @@ export const ERROR_TYPES = [
   'unknown',
   'answer_too_large',
   'interrupted',
+  /** The run worked longer than the server's limit (AUTOCODER_RUN_TIMEOUT_MS). */
+  'run_timeout',
 ] as const;
 export type PipelineErrorType = (typeof ERROR_TYPES)[number];
 
@@ -278,7 +281,10 @@ export interface RunUpdateData {
   timestamp: number;
 }
 
-/** Every event a task's stream carries; the project stream carries task-status and run-update. */
+/**
+ * Every event a task's stream carries; the project stream carries task-status, run-update and the
+ * coordination events (locks taken, refused, released, expired).
+ */
 export type PipelineEvent =
   | { type: 'agent-log'; data: AgentLogData }
   | { type: 'phase-change'; data: PhaseChangeData }
@@ -289,7 +295,8 @@ export type PipelineEvent =
   | { type: 'run-update'; data: RunUpdateData }
   | { type: 'timeout'; data: TimeoutData }
   | { type: 'check-log'; data: CheckLogData }
-  | { type: 'check-result'; data: CheckResultData };
+  | { type: 'check-result'; data: CheckResultData }
+  | CoordinationEvent;
 
 export type PipelineEventType = PipelineEvent['type'];
 

@@ -43,18 +43,6 @@ export const subtaskSchema = z.object({
   order: z.number().int().min(1),
 });
 
-/** Any JSON value (pipelineState); recursive, so the OpenAPI document names it (`JsonValue`). */
-export const jsonValue: z.ZodType<unknown> = z.lazy(() =>
-  z.union([
-    rawString().max(100_000),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValue),
-    z.record(rawString().max(200), jsonValue),
-  ]),
-);
-
 const title = cleanString().min(1, 'Title is required').max(200, 'Title must be at most 200 characters');
 const description = cleanString().max(20_000, 'Description must be at most 20,000 characters');
 
@@ -76,7 +64,6 @@ export const updateTaskSchema = z
     category: z.enum(TASK_CATEGORIES).optional(),
     priority: z.enum(TASK_PRIORITIES).optional(),
     subtasks: z.array(subtaskSchema).max(50).nullable().optional(),
-    pipelineState: z.record(rawString().max(200), jsonValue).nullable().optional(),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'Nothing to update' });
 
@@ -114,7 +101,6 @@ export interface Task {
   status: TaskStatus;
   position: number;
   subtasks: Subtask[] | null;
-  pipelineState: Record<string, unknown> | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -12,8 +12,13 @@ import { type HostRules, hostCheck, hostRulesFor } from './http/host-check.js';
 import { checkOrigin, requireSession, SESSION_COOKIE } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { coordinationRoutes } from './modules/coordination/coordination.routes.js';
+import { locksForGraph } from './modules/coordination/lock-overlay.js';
+import { tokenRoutes } from './modules/coordination/tokens.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
+import { graphRoutes } from './modules/graph/graph.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
+import { diffRoutes } from './modules/pipeline/diff.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
 import { taskReplayStart } from './modules/pipeline/replay-start.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
@@ -84,6 +89,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   );
   app.route('/api/auth', authRoutes(deps));
 
+  // Agents' routes: a bearer token or a session, checked per route (requireAgent), so public here.
+  app.route('/api', coordinationRoutes(deps));
   app.route('/api/metrics', metricsRoutes(deps, options.metricsToken));
   // Last under /api: every request the public routes above did not answer needs a session.
   app.route(
@@ -93,6 +100,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       ['/tasks', taskRoutes(deps)],
       ['/tasks', startPipelineRoute(deps.orchestrator)],
       ['/pipeline', pipelineRoutes(deps.orchestrator, deps.events)],
+      ['/pipeline', diffRoutes(deps)],
+      ['/tokens', tokenRoutes(deps)],
       [
         '/sse',
         sseRoutes(deps, {
@@ -103,6 +112,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
           replayStart: (taskId) => taskReplayStart(deps, taskId),
         }),
       ],
+      ['/graph', graphRoutes(deps, locksForGraph(deps.coordination.locks, deps.now))],
     ]),
   );
 
@@ -149,6 +159,11 @@ function apiDocument(app: OpenAPIHono<AppEnv>, version: string) {
     in: 'cookie',
     name: SESSION_COOKIE,
     description: 'Set by POST /api/auth/register and /api/auth/login.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'agentToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An agent token (POST /api/tokens).',
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'metricsToken', {
     type: 'http',

@@ -3,9 +3,12 @@ import type { Logger } from './lib/logger.js';
 import type { NetworkPolicy } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import type { SessionUser } from './modules/auth/auth.js';
+import type { CoordinationSettings } from './modules/coordination/coordination.js';
+import type { Agent } from './modules/coordination/tokens.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
 import type { SseHub } from './modules/events/sse-hub.js';
+import type { GraphService } from './modules/graph/graph-service.js';
 import type { Orchestrator } from './modules/pipeline/orchestrator.js';
 
 /** Everything a module needs from the outside world, handed in by `createApp(deps)`. */
@@ -31,11 +34,15 @@ export interface AppDeps {
   /** The ordered, persisted log behind every SSE stream. */
   events: EventLog;
   orchestrator: Orchestrator;
+  /** Import graphs per (project, branch), kept at the branch head. */
+  graphs: GraphService;
   sse: SseSettings;
   /** Open SSE streams by user and session: the per-user cap, closing on logout and expiry. */
   sseHub: SseHub;
   /** Aborted when the server shuts down: long-lived responses (SSE) end. */
   shutdown: AbortSignal;
+  /** Multi-agent coordination (issue 9): the lock store, the import-graph neighbours, the lock TTL. */
+  coordination: CoordinationSettings;
 }
 
 export type { SessionUser };
@@ -45,5 +52,7 @@ export type AppEnv = {
   Variables: {
     user: SessionUser;
     sessionId: string;
+    /** Who calls the coordination routes: a token's agent, or the signed-in user. */
+    agent: Agent;
   };
 };

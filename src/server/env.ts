@@ -11,6 +11,8 @@ const envSchema = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   REDIS_URL: z.string().optional(),
+  /** A file lock expires this long after its holder last posted it (seed 003: 5 minutes). */
+  LOCK_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Login/register requests allowed per client address per minute. */
   AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(30),
@@ -51,6 +53,12 @@ const envSchema = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  /** How long a run may work (from its start or a retry) before it is paused with `run_timeout` (NFR-04-013). */
+  AUTOCODER_RUN_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(10 * 60_000),
   /** Trust X-Forwarded-For / X-Forwarded-Proto from a reverse proxy in front of the server. */
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
@@ -88,6 +96,7 @@ export type Env = {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  lockTtlSeconds: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   trustProxy: boolean;
   publicUrl: string | undefined;
@@ -104,6 +113,7 @@ export type Env = {
   allowedHosts: string[];
   sseMaxStreamsPerUser: number;
   maxAnswerBytes: number;
+  runTimeoutMs: number;
   /** AUTOCODER_SANDBOX as set (undefined: choose from what is installed and HOST). */
   sandboxMode: 'bwrap' | 'host' | 'off' | undefined;
   /** The server's PATH: where bwrap is looked for, and the PATH of sandboxed commands. */
@@ -124,6 +134,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     dataDir: path.resolve(env.AUTOCODER_DATA_DIR),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    lockTtlSeconds: env.LOCK_TTL_SECONDS,
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
     publicUrl: env.AUTOCODER_PUBLIC_URL || undefined,
@@ -140,6 +151,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     allowedHosts: env.AUTOCODER_ALLOWED_HOSTS,
     sseMaxStreamsPerUser: env.AUTOCODER_SSE_MAX_STREAMS_PER_USER,
     maxAnswerBytes: env.AUTOCODER_MAX_ANSWER_BYTES,
+    runTimeoutMs: env.AUTOCODER_RUN_TIMEOUT_MS,
     sandboxMode: env.AUTOCODER_SANDBOX || undefined,
     path: env.PATH,
   };

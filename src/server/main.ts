@@ -11,6 +11,7 @@ import { createLogger } from './lib/logger.js';
 import { isLoopbackHost } from './lib/network-policy.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
 import { createRedisRateLimitStore } from './lib/redis-rate-limit.js';
+import { createRedisLockStore } from './modules/coordination/redis-lock-store.js';
 import { createSandbox } from './modules/sandbox/sandbox.js';
 import { sandboxConfig } from './modules/sandbox/sandbox-mode.js';
 import { createRuntime } from './runtime.js';
@@ -67,6 +68,10 @@ async function main() {
     simulatorChunkDelayMs: env.simulatorDelayMs,
     sse: { maxStreamsPerUser: env.sseMaxStreamsPerUser },
     maxAnswerBytes: env.maxAnswerBytes,
+    runTimeoutMs: env.runTimeoutMs,
+    // In Redis, every process of the server sees the same file locks.
+    ...(env.redisUrl ? { lockStore: createRedisLockStore(env.redisUrl) } : {}),
+    lockTtlMs: env.lockTtlSeconds * 1000,
   });
   await runtime.deps.orchestrator.recoverInterrupted();
   const hostsOn = (port: number) =>

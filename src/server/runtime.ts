@@ -6,14 +6,21 @@ import type { Logger } from './lib/logger.js';
 import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import { liveSessionIds } from './modules/auth/auth.repo.js';
+import { graphNeighbourSource } from './modules/coordination/graph-neighbours.js';
+import type { LockStore } from './modules/coordination/lock-store.js';
+import { startLockSweeper } from './modules/coordination/lock-sweeper.js';
+import { createMemoryLockStore } from './modules/coordination/memory-lock-store.js';
+import type { NeighbourSource } from './modules/coordination/neighbours.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
 import { SseHub } from './modules/events/sse-hub.js';
+import { GraphService } from './modules/graph/graph-service.js';
 import { createProvider } from './modules/llm/providers.js';
 import { startSimulator } from './modules/llm/simulator/server.js';
 import { Orchestrator } from './modules/pipeline/orchestrator.js';
 import type { ProviderDefaults } from './modules/pipeline/provider-resolution.js';
+import { findProjectRepoPath } from './modules/projects/projects.repo.js';
 
 export interface RuntimeOptions {
   database: Database;
@@ -37,9 +44,17 @@ export interface RuntimeOptions {
   maxRunningPerUser?: number;
   /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
   maxAnswerBytes?: number;
+  /** How long a run may work before it is paused (AUTOCODER_RUN_TIMEOUT_MS). */
+  runTimeoutMs?: number;
   sse?: Partial<SseSettings>;
   eventLog?: EventLogOptions;
   bus?: EventBus;
+  /** Where file locks live: in this process by default, Redis when REDIS_URL is set (main.ts). */
+  lockStore?: LockStore;
+  /** LOCK_TTL_SECONDS in milliseconds (default 300 s). */
+  lockTtlMs?: number;
+  /** Import-graph neighbours for the coordination rules; default: the graph module's, of the branch head. */
+  neighbours?: NeighbourSource;
 }
 
 export interface Runtime {
@@ -84,6 +99,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.backoffBaseMs !== undefined ? { backoffBaseMs: options.backoffBaseMs } : {}),
     ...(options.maxRunningPerUser !== undefined ? { maxRunningPerUser: options.maxRunningPerUser } : {}),
     ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}),
+    ...(options.runTimeoutMs !== undefined ? { runTimeoutMs: options.runTimeoutMs } : {}),
   });
   const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
   const sseHub = new SseHub({
@@ -92,6 +108,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     liveSessions: (ids) => liveSessionIds(options.database.db, ids, new Date(options.now())),
     logger: options.logger,
   });
+  const locks = options.lockStore ?? createMemoryLockStore();
+  const stopLockSweeper = startLockSweeper({ locks, events, logger: options.logger, now: options.now });
+  const graphs = new GraphService({ dataDir: options.dataDir, logger: options.logger });
   const deps: AppDeps = {
     db: options.database.db,
     dbKind: options.database.kind,
@@ -107,19 +126,34 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     version: options.version,
     events,
     orchestrator,
+    graphs,
     sse,
     sseHub,
     shutdown: shutdown.signal,
+    coordination: {
+      locks,
+      neighbours:
+        options.neighbours ??
+        graphNeighbourSource(
+          graphs,
+          (projectId) => findProjectRepoPath(options.database.db, projectId),
+          options.logger,
+        ),
+      lockTtlMs: options.lockTtlMs ?? 300_000,
+    },
   };
   return {
     deps,
     simulatorUrl,
     async close() {
       shutdown.abort();
+      stopLockSweeper();
       sseHub.close();
+      graphs.close();
       await orchestrator.shutdown();
       await events.close();
       await simulator?.close();
+      await locks.close();
     },
   };
 }

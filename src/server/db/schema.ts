@@ -13,6 +13,28 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type {
+  AgentCallUsage,
+  AgentConfig,
+  AgentType,
+  ErrorDetails,
+  FileChanges,
+  PipelinePhase,
+  PipelineStatus,
+  ProviderId,
+  ReviewResult,
+  Subtask,
+} from '@/contracts/pipeline.js';
+import type { RunCursor } from '@/contracts/run-lifecycle.js';
+
+/** What each agent answered, one entry per call, by agent. */
+type AgentLogs = Partial<Record<AgentType, string[]>>;
+/** One request for changes: the person's words, when, and the iteration it opened. */
+export interface FeedbackEntry {
+  text: string;
+  at: number;
+  iteration: number;
+}
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -83,8 +105,9 @@ export const tasks = pgTable(
     status: text('status').notNull().default('backlog'),
     /** Orders cards within a column; fractional so a move writes one row. */
     position: doublePrecision('position').notNull().default(0),
-    subtasks: jsonb('subtasks'),
-    pipelineState: jsonb('pipeline_state'),
+    subtasks: jsonb('subtasks').$type<Subtask[]>(),
+    /** Not read or written since the run's state moved to `pipeline_runs`; kept only so no migration drops data. */
+    pipelineState: jsonb('pipeline_state').$type<Record<string, unknown>>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -99,25 +122,27 @@ export const pipelineRuns = pgTable(
     taskId: uuid('task_id')
       .notNull()
       .references(() => tasks.id, { onDelete: 'cascade' }),
-    phase: text('phase').notNull().default('planning'),
+    phase: text('phase').$type<PipelinePhase>().notNull().default('planning'),
     iteration: integer('iteration').notNull().default(0),
-    status: text('status').notNull().default('running'),
-    agentLogs: jsonb('agent_logs').default(sql`'{"planner":[],"coder":[],"reviewer":[]}'::jsonb`),
-    fileChanges: jsonb('file_changes').default(sql`'{"files":[]}'::jsonb`),
-    reviewFindings: jsonb('review_findings'),
-    errorDetails: jsonb('error_details'),
+    status: text('status').$type<PipelineStatus>().notNull().default('running'),
+    agentLogs: jsonb('agent_logs')
+      .$type<AgentLogs>()
+      .default(sql`'{"planner":[],"coder":[],"reviewer":[]}'::jsonb`),
+    fileChanges: jsonb('file_changes').$type<FileChanges>().default(sql`'{"files":[]}'::jsonb`),
+    reviewFindings: jsonb('review_findings').$type<ReviewResult>(),
+    errorDetails: jsonb('error_details').$type<ErrorDetails>(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
     /** anthropic | openai | simulator — never the key. */
-    provider: text('provider').notNull().default('anthropic'),
+    provider: text('provider').$type<ProviderId>().notNull().default('anthropic'),
     /** Models and token limits per agent, as chosen at start. */
-    agentConfigs: jsonb('agent_configs'),
+    agentConfigs: jsonb('agent_configs').$type<Record<AgentType, AgentConfig>>(),
     /** The plan: subtasks in order. */
-    subtasks: jsonb('subtasks'),
+    subtasks: jsonb('subtasks').$type<Subtask[]>(),
     /** Where the run stands inside its phase, so retry resumes at the failed agent call. */
-    cursor: jsonb('cursor'),
+    cursor: jsonb('cursor').$type<RunCursor>(),
     /** The person's feedback, one entry per request for changes. */
-    feedback: jsonb('feedback').notNull().default(sql`'[]'::jsonb`),
+    feedback: jsonb('feedback').$type<FeedbackEntry[]>().notNull().default(sql`'[]'::jsonb`),
     branch: text('branch'),
     worktreePath: text('worktree_path'),
     baseCommit: text('base_commit'),
@@ -127,7 +152,7 @@ export const pipelineRuns = pgTable(
     outputTokens: integer('output_tokens').notNull().default(0),
     costUsd: doublePrecision('cost_usd').notNull().default(0),
     /** One entry per agent call: agent, model, tokens, cost, duration. */
-    calls: jsonb('calls').notNull().default(sql`'[]'::jsonb`),
+    calls: jsonb('calls').$type<AgentCallUsage[]>().notNull().default(sql`'[]'::jsonb`),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [
@@ -159,4 +184,22 @@ export const events = pgTable(
   ],
 );
 
-export const schema = { users, sessions, projects, tasks, pipelineRuns, events };
+/**
+ * An agent's identity (issue 9): a bearer token its user created. `tokenHash` is the SHA-256 of
+ * the token, which is shown once and never stored.
+ */
+export const agentTokens = pgTable(
+  'agent_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('agent_tokens_user_idx').on(table.userId, table.createdAt)],
+);
+
+export const schema = { users, sessions, projects, tasks, pipelineRuns, events, agentTokens };

@@ -3,6 +3,7 @@ import { getCookie } from 'hono/cookie';
 import type { AppDeps, AppEnv } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { resolveSession } from '../modules/auth/auth.js';
+import { resolveToken } from '../modules/coordination/tokens.js';
 import { clientIp } from './client-ip.js';
 
 export const SESSION_COOKIE = 'autocoder_session';
@@ -44,6 +45,31 @@ export function requireSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
     if (!session) throw new AppError('UNAUTHORIZED', 'Sign in to continue');
     c.set('user', session.user);
     c.set('sessionId', session.sessionId);
+    await next();
+  };
+}
+
+/**
+ * Loads the caller as an agent into `c.var.agent`: `Authorization: Bearer <token>` is that token's
+ * agent (a bad token is 401, never a fallback to the cookie); without it, a signed-in session acts
+ * as its user. Anyone else: 401.
+ */
+export function requireAgent(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const authorization = c.req.header('authorization');
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      const agent = match?.[1] ? await resolveToken(deps.db, match[1], deps.now()) : null;
+      if (!agent) throw new AppError('UNAUTHORIZED', 'Unknown or revoked agent token');
+      c.set('agent', agent);
+      return next();
+    }
+    const token = getCookie(c, SESSION_COOKIE);
+    const session = token ? await resolveSession(deps, token) : null;
+    if (!session) throw new AppError('UNAUTHORIZED', 'Send Authorization: Bearer <agent token>, or sign in');
+    c.set('user', session.user);
+    c.set('sessionId', session.sessionId);
+    c.set('agent', { id: session.user.id, name: session.user.email, userId: session.user.id });
     await next();
   };
 }

@@ -94,3 +94,11 @@ describe('git with a user-supplied URL', () => {
     ).rejects.toThrow(/transport 'git' not allowed/);
   });
 });
+
+describe('git with input', () => {
+  it('writes the input to stdin and closes it (cat-file --batch answers every line)', async () => {
+    const bare = path.join(root, 'repo.git');
+    const { stdout } = await git(['cat-file', '--batch'], { cwd: bare, input: 'HEAD:a.txt\nHEAD:nope\n' });
+    expect(stdout.toString()).toMatch(/^[0-9a-f]{40} blob 2\na\n\nHEAD:nope missing\n$/);
+  });
+});

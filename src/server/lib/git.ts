@@ -31,6 +31,8 @@ export interface GitOptions {
   untrusted?: boolean;
   /** HOME of a trusted git (the process's own by default); tests give a fake operator home. */
   home?: string;
+  /** Written to git's stdin (`cat-file --batch`), which is then closed. */
+  input?: Buffer | string;
 }
 
 export interface GitResult {
@@ -113,6 +115,7 @@ function runGit(args: string[], options: GitOptions, untrustedHome?: string): Pr
     timeoutMs,
     maxOutputBytes,
     signal,
+    ...(options.input !== undefined ? { input: options.input } : {}),
   }).then(
     (result) => {
       if (result.truncated || result.code === 0)

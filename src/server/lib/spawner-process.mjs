@@ -4,7 +4,7 @@
 // server's. Plain JavaScript, so it runs the same beside the sources and beside the bundle.
 //
 // Protocol (IPC, advanced serialization):
-//   in:  { op: 'run', id, command, args, cwd, env, timeoutMs, maxOutputBytes }
+//   in:  { op: 'run', id, command, args, cwd, env, timeoutMs, maxOutputBytes, input? }
 //        { op: 'kill', id }
 //   out: { id, stdout: Buffer, stderr: string, code, signal, truncated, error? }
 import { spawn } from 'node:child_process';
@@ -13,13 +13,13 @@ const running = new Map();
 const STDERR_KEPT = 16_384;
 
 function run(message) {
-  const { id, command, args, cwd, env, timeoutMs, maxOutputBytes } = message;
+  const { id, command, args, cwd, env, timeoutMs, maxOutputBytes, input } = message;
   let child;
   try {
     child = spawn(command, args, {
       cwd,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       timeout: timeoutMs,
       killSignal: 'SIGKILL',
     });
@@ -36,6 +36,11 @@ function run(message) {
     return;
   }
   running.set(id, child);
+  if (input !== undefined) {
+    // A command that exits before reading all of its input closes the pipe: that is its answer, not ours.
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+  }
   const chunks = [];
   let size = 0;
   let truncated = false;

@@ -22,6 +22,8 @@ export interface CommandRequest {
   /** stdout past this many bytes is cut, the command killed and the result marked truncated. */
   maxOutputBytes: number;
   signal?: AbortSignal | undefined;
+  /** Written to the command's stdin, which is then closed; without it stdin is /dev/null. */
+  input?: Buffer | string | undefined;
 }
 
 export interface CommandResult {

@@ -1,6 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, type ErrorCode } from '@/contracts/errors.js';
+import { isUndeclaredRoute, UNDECLARED_ROUTES } from '@/server/openapi/undeclared.js';
 import { createTestApp, signedInClient, type TestApp, TestClient } from '@/server/testing/test-app.js';
 
 interface Operation {
@@ -58,13 +59,26 @@ describe('GET /api/openapi.json', () => {
   it('declares every route the app serves, and nothing it does not', () => {
     // Middleware (`use`, `all`) is registered under ALL; each declared route once per method, its
     // validators and handler under the same method and path.
+    // Outside /api only the web app (when built) and the non-JSON protocols of UNDECLARED_ROUTES.
     const served = new Set(
       t.app.routes
-        .filter((route) => route.method !== 'ALL' && route.path.startsWith('/api/'))
+        .filter((route) => route.method !== 'ALL' && !isUndeclaredRoute(route.path))
+        .filter((route) => route.path.startsWith('/api/') || route.path !== '*')
         .map((route) => `${route.method} ${route.path}`),
     );
     expect(served.size).toBeGreaterThan(25);
     expect([...documented(doc)].sort()).toEqual([...served].sort());
+  });
+
+  it('leaves out only the listed non-JSON protocol routes, each with its reason', () => {
+    for (const route of UNDECLARED_ROUTES) {
+      expect(route.reason.length, String(route.path)).toBeGreaterThan(20);
+      expect(route.path.test('/api/x'), String(route.path)).toBe(false);
+    }
+    expect(isUndeclaredRoute('/mcp')).toBe(true);
+    expect(isUndeclaredRoute('/git/0b9e1a52-6f4c-4a38-9d4e-2f1c7b8a9e10.git/info/refs')).toBe(true);
+    expect(isUndeclaredRoute('/api/mcp')).toBe(false);
+    expect(isUndeclaredRoute('/mcpx')).toBe(false);
   });
 
   it('lists, for each route, the error codes it can answer under their statuses', () => {
@@ -94,7 +108,11 @@ describe('GET /api/openapi.json', () => {
           expect(operation.security, label).not.toEqual([{ session: [] }]);
           continue;
         }
-        expect(operation.security, label).toEqual([{ session: [] }]);
+        // Agents' routes take a bearer token, or a session as the protected ones.
+        const agents = /^\/api\/(check_status|post_status)$/.test(path);
+        expect(operation.security, label).toEqual(
+          agents ? [{ agentToken: [] }, { session: [] }] : [{ session: [] }],
+        );
         expect(codesOf(operation, '401'), label).toEqual(['UNAUTHORIZED']);
       }
     }

@@ -7,9 +7,10 @@ import { fieldErrors, jsonNestsDeeperThan, MAX_JSON_DEPTH } from '@/server/lib/v
 
 /**
  * Who may call a route: anyone, the holder of a session cookie (every router mounted on
- * `protectedApi`), or the operator's metrics token.
+ * `protectedApi`), an agent (its bearer token, or a session: `requireAgent`), or the operator's
+ * metrics token.
  */
-export type Access = 'public' | 'session' | 'metrics-token';
+export type Access = 'public' | 'session' | 'agent' | 'metrics-token';
 
 export interface Declared {
   access: Access;
@@ -78,7 +79,7 @@ export function errorCodesOf(config: Pick<RouteConfig, 'method' | 'request'>, de
   if (config.method !== 'get') codes.add('FORBIDDEN_ORIGIN').add('PAYLOAD_TOO_LARGE');
   if (request?.body) codes.add('INVALID_JSON').add('UNSUPPORTED_MEDIA_TYPE').add('VALIDATION_ERROR');
   if (request?.params || request?.query) codes.add('VALIDATION_ERROR');
-  if (declared.access === 'session') codes.add('UNAUTHORIZED');
+  if (declared.access === 'session' || declared.access === 'agent') codes.add('UNAUTHORIZED');
   for (const code of declared.errors ?? []) codes.add(code);
   codes.add('INTERNAL_ERROR');
   return [...codes];
@@ -125,6 +126,7 @@ const asArray = <T>(value: T | T[] | undefined): T[] =>
 const SECURITY: Record<Access, RouteConfig['security']> = {
   public: [],
   session: [{ session: [] }],
+  agent: [{ agentToken: [] }, { session: [] }],
   'metrics-token': [{ metricsToken: [] }],
 };
 

@@ -30,7 +30,6 @@ import {
 import {
   type CardRun,
   createTaskSchema,
-  jsonValue,
   listTasksQuerySchema,
   TASK_CATEGORIES,
   TASK_PRIORITIES,
@@ -53,15 +52,11 @@ import {
  * it builds it, so a schema built before @hono/zod-openapi extended zod (the contracts load first in
  * some processes) has no `.openapi` of its own: the extension's method is called on it instead.
  */
-function named<S extends z.ZodType>(schema: S, name: string): S {
+export function named<S extends z.ZodType>(schema: S, name: string): S {
   return z.ZodType.prototype.openapi.call(schema, name) as unknown as S;
 }
 
 // ---- Requests (the contracts' own schemas, named) ---------------------------------------------
-
-// Recursive: a reference to itself by name is how OpenAPI writes it. `.openapi()` on a lazy schema
-// names the instance the contract's schemas already hold.
-named(jsonValue, 'JsonValue');
 
 export const RegisterBody = named(registerSchema, 'RegisterBody');
 export const LoginBody = named(loginSchema, 'LoginBody');
@@ -238,6 +233,10 @@ export const StoredEventSchema = z
       'timeout',
       'check-log',
       'check-result',
+      'lock-taken',
+      'lock-refused',
+      'lock-released',
+      'lock-expired',
     ]),
     data: z.record(z.string(), z.unknown()),
   })
@@ -255,7 +254,6 @@ const taskShape = {
   subtasks: z
     .array(z.object({ id: z.string(), title: z.string(), description: z.string(), order: z.number().int() }))
     .nullable(),
-  pipelineState: z.record(z.string(), z.unknown()).nullable(),
   createdAt: isoDate(),
   updatedAt: isoDate(),
 };

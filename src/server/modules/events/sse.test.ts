@@ -150,8 +150,12 @@ describe('GET /api/sse/:taskId over a socket', () => {
         `/api/pipeline/runs/${latest}/events`,
       );
       expect(asEvents(conn)).toEqual(ofLatest.body.events);
-      expect(conn.events[0]).toMatchObject({ event: 'task-status' });
-      expect(JSON.parse(conn.events[0]?.data ?? '{}')).toMatchObject({ newStatus: 'spec' });
+      // The run's first event is its summary, so a fresh connection knows the run from its first frame.
+      expect(conn.events[0]).toMatchObject({ event: 'run-update' });
+      expect(JSON.parse(conn.events[0]?.data ?? '{}')).toMatchObject({
+        run: { id: latest, status: 'running', phase: 'planning' },
+      });
+      expect(conn.events.find((e) => e.event === 'task-status')?.data).toMatch(/"newStatus":"spec"/);
       const all = await taskEvents(t, setup.taskId);
       expect(conn.ids[0]).toBeGreaterThan(all.find(isPhase('cancelled'))!.id);
     },

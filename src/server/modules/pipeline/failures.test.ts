@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { RunCursor } from '@/contracts/run-lifecycle.js';
 import { AppError } from '@/server/lib/errors.js';
 import { GitError } from '@/server/lib/git.js';
 import { LlmError } from '../llm/provider.js';
 import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
 import { describeFailure } from './failures.js';
-import type { RunCursor } from './run-context.js';
 
 const cursor = (phase: RunCursor['phase'], retryCount = 0): RunCursor => ({
   phase,

@@ -1,9 +1,43 @@
 import { type ErrorDetails, MAX_RETRIES } from '@/contracts/pipeline.js';
+import { agentOfPhase, type RunCursor } from '@/contracts/run-lifecycle.js';
 import { AppError } from '@/server/lib/errors.js';
 import { GitError } from '@/server/lib/git.js';
 import { LlmError } from '../llm/provider.js';
 import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
-import { agentOf, type RunCursor } from './run-context.js';
+
+/** A run worked longer than its time limit (AUTOCODER_RUN_TIMEOUT_MS): it is paused, and Retry gives it a new limit. */
+export class RunTimeoutError extends Error {
+  constructor(readonly limitMs: number) {
+    super(
+      `The run took longer than ${formatDuration(limitMs)} and was stopped. Retry resumes it where it stopped, with a new time limit.`,
+    );
+    this.name = 'RunTimeoutError';
+  }
+}
+
+function formatDuration(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} minute${ms === 60_000 ? '' : 's'}`;
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
+}
+
+/** A run this process can no longer carry on (it stopped, or a previous one died): retryable, at its cursor. */
+export function interruptedDetails(
+  run: { cursor: RunCursor; branch: string | null },
+  reason: string,
+  now: number,
+): ErrorDetails {
+  return {
+    type: 'interrupted',
+    message: `${reason}. Retry resumes it where it stopped${run.branch ? `, on branch ${run.branch}` : ''}.`,
+    failedAgent: agentOfPhase(run.cursor.phase),
+    failedPhase: run.cursor.phase,
+    retryable: true,
+    retryCount: run.cursor.retryCount,
+    maxRetries: MAX_RETRIES,
+    timestamp: now,
+  };
+}
 
 /**
  * How a failed step is reported and whether it can be retried: authentication errors stop
@@ -16,7 +50,7 @@ export function describeFailure(
   now: number,
 ): { details: ErrorDetails; logAsBug: boolean } {
   const base = {
-    failedAgent: agentOf(cursor.phase),
+    failedAgent: agentOfPhase(cursor.phase),
     failedPhase: cursor.phase,
     retryCount: cursor.retryCount,
     maxRetries: MAX_RETRIES,
@@ -36,6 +70,12 @@ export function describeFailure(
         retryable,
         ...(error.status ? { statusCode: error.status } : {}),
       },
+      logAsBug: false,
+    };
+  }
+  if (error instanceof RunTimeoutError) {
+    return {
+      details: { ...base, type: 'run_timeout', message: error.message, retryable: true },
       logAsBug: false,
     };
   }

@@ -1,68 +1,73 @@
 import {
   AGENT_CONFIGS,
-  type AgentConfig,
-  type AgentType,
-  type ErrorDetails,
   MAX_RETRIES,
-  type PipelineRunDetail,
   type ProviderId,
   type RequestChangesInput,
   type RunOptions,
-  type Subtask,
 } from '@/contracts/pipeline.js';
+import { agentOfPhase, isActiveRun, type RunCursor } from '@/contracts/run-lifecycle.js';
 import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
-import { resolveAllowed } from '@/server/lib/guarded-fetch.js';
-import { KeyedMutex } from '@/server/lib/keyed-mutex.js';
-import { taskStream } from '../events/bus.js';
+import { Limiter } from '@/server/lib/limiter.js';
 import { getOwnedTask } from '../tasks/tasks.js';
 import { mergeBranch } from '../workspace/merge.js';
+import { interruptedDetails } from './failures.js';
 import type { OrchestratorDeps } from './pipeline-deps.js';
-import { type RequestSecrets, type ResolvedProvider, resolveProvider } from './provider-resolution.js';
-import { agentOf, type RunCursor } from './run-context.js';
-import { RunEvents } from './run-events.js';
-import { RunExecutor } from './run-executor.js';
-import { toRunDetail, toRunSummary } from './run-view.js';
 import {
-  countActiveForUser,
-  findRun,
-  insertRun,
-  latestRunOfTask,
-  type RunRow,
-  runningRuns,
-  runsOfTask,
-  taskWithProject,
-} from './runs.repo.js';
+  agentConfigsOf,
+  type RequestSecrets,
+  type ResolvedProvider,
+  resolveAllowedProvider,
+} from './provider-resolution.js';
+import { FIRST_CURSOR } from './run-context.js';
+import { type ExecutionEnv, executeRun, releaseWorktree } from './run-execution.js';
+import { RunRegistry } from './run-registry.js';
+import { RunTransitions } from './run-transitions.js';
+import { RunningSlots } from './running-slots.js';
+import { latestRunOfTask, type RunRow, runningRuns, runWithProject, taskWithProject } from './runs.repo.js';
 
 /**
- * The pipeline's control plane: starts runs, executes them in this
- * process, and handles cancel, retry, approve and request-changes. Each run works in its
- * own worktree on its own branch; state is written at every transition.
+ * Worktree setups at once. Each forks git several times; a burst of starts would otherwise fork
+ * dozens of processes together and hold up every request sharing the event loop.
+ */
+const WORKTREE_SETUPS_AT_ONCE = 2;
+/** A run's time limit by default (the seed's overall run timeout): past it the run is paused. */
+export const DEFAULT_RUN_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * The pipeline's control plane: checks what a caller may do (ownership,
+ * columns, one active run per task, the user's running slots), then asks `RunTransitions` for
+ * the transition and hands runs to execute to the registry of runs in flight.
  */
 export class Orchestrator {
-  private readonly runs: RunExecutor;
-  private readonly userLocks = new KeyedMutex();
-  private readonly events: RunEvents;
+  private readonly registry = new RunRegistry();
+  private readonly transitions: RunTransitions;
+  private readonly env: ExecutionEnv;
   private readonly backoffBaseMs: number;
-  private readonly maxRunningPerUser: number;
+  private readonly slots: RunningSlots;
+  private readonly runTimeoutMs: number;
 
   constructor(private readonly deps: OrchestratorDeps) {
-    this.events = new RunEvents(deps.db, deps.events, deps.now);
-    this.runs = new RunExecutor(deps, this.events, {
+    this.transitions = new RunTransitions(deps.db, deps.events, deps.now);
+    this.env = {
       db: deps.db,
-      events: this.events,
+      transitions: this.transitions,
       logger: deps.logger,
       now: deps.now,
+      dataDir: deps.dataDir,
+      providers: deps.providers,
+      setups: new Limiter(WORKTREE_SETUPS_AT_ONCE),
       budgets: { repoMap: 20_000, files: 60_000, diff: 120_000 },
       ...(deps.maxAnswerBytes !== undefined ? { maxAnswerBytes: deps.maxAnswerBytes } : {}),
-    });
+    };
     this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
-    this.maxRunningPerUser = deps.maxRunningPerUser ?? 5;
+    this.slots = new RunningSlots(deps.db, deps.maxRunningPerUser ?? 5);
+    this.runTimeoutMs = deps.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
   }
 
   /**
    * Validates, records the run, answers at once; the run goes on in the
-   * background, after the answer (its worktree setup waits its turn: see RunExecutor).
+   * background, after the answer (its worktree setup waits its turn).
    */
   async start(
     userId: string,
@@ -80,29 +85,18 @@ export class Orchestrator {
       );
     }
     // A run already active on the task is refused by the database (one active run per task): one query fewer.
-    const cursor: RunCursor = { phase: 'planning', subtaskIndex: 0, roundStart: 0, retryCount: 0 };
-    const row = await this.withRunningSlot(userId, async () => {
+    const row = await this.slots.take(userId, async () => {
       try {
-        return await insertRun(this.deps.db, {
-          taskId,
-          provider,
-          agentConfigs: agentConfigs(options),
-          cursor,
-          status: 'running',
-        });
+        return await this.transitions.start(
+          { taskId, projectId: task.projectId },
+          { provider, agentConfigs: agentConfigsOf(options), cursor: FIRST_CURSOR },
+        );
       } catch (error) {
         if (isUniqueViolation(error)) throw pipelineActive();
         throw error;
       }
     });
-    await this.deps.events.lastSeq(taskStream(taskId));
-    await this.events.moveTask(task.projectId, taskId, row.id, 'spec');
-    await this.events.task(taskId, row.id, {
-      type: 'phase-change',
-      data: { runId: row.id, phase: 'planning', status: 'running', iteration: 0, timestamp: this.deps.now() },
-    });
-    await this.events.runUpdate(task.projectId, row);
-    this.runs.launch(row, userId, resolved);
+    this.launch(row, userId, resolved);
     this.deps.logger.info('pipeline started', { taskId, runId: row.id, provider });
     return { runId: row.id };
   }
@@ -111,32 +105,16 @@ export class Orchestrator {
   async cancel(userId: string, taskId: string): Promise<{ status: 'cancelled' }> {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
-    if (!run || (run.status !== 'running' && run.status !== 'paused')) {
+    if (!run || !isActiveRun(run.status)) {
       throw new AppError('INVALID_PIPELINE_STATE', 'No active pipeline to cancel');
     }
-    const stopped = this.runs.abort(taskId, run.id);
-    const updated = await this.events.updateRun(
-      task.projectId,
-      run.id,
-      { phase: 'cancelled', status: 'cancelled', completedAt: new Date(this.deps.now()) },
-      ['running', 'paused'],
-    );
+    const stopped = this.registry.abort(taskId, run.id);
+    const updated = await this.transitions.cancel({ runId: run.id, taskId, projectId: task.projectId });
     if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'No active pipeline to cancel');
-    await this.events.task(taskId, run.id, {
-      type: 'phase-change',
-      data: {
-        runId: run.id,
-        phase: 'cancelled',
-        status: 'cancelled',
-        iteration: run.iteration,
-        timestamp: this.deps.now(),
-      },
-    });
-    await this.events.moveTask(task.projectId, taskId, run.id, 'backlog');
     // The worktree goes once the aborted run has stopped touching it; idle() and shutdown() wait for this.
     // The repository is looked up now: the task may be deleted before the run has stopped.
     const repoPath = (await taskWithProject(this.deps.db, taskId))?.project.repoPath;
-    this.runs.track(stopped.then(() => this.runs.releaseWorktree(updated, repoPath)));
+    this.registry.track(stopped.then(() => releaseWorktree(this.env, updated, repoPath)));
     this.deps.logger.info('pipeline cancelled', { taskId, runId: run.id });
     return { status: 'cancelled' };
   }
@@ -147,47 +125,28 @@ export class Orchestrator {
     const run = await latestRunOfTask(this.deps.db, taskId);
     if (run?.status !== 'paused')
       throw new AppError('INVALID_PIPELINE_STATE', 'Only a paused pipeline can be retried');
-    const cursor = run.cursor as RunCursor;
+    const cursor = run.cursor ?? FIRST_CURSOR;
     if (cursor.retryCount >= MAX_RETRIES) {
       throw new AppError('INVALID_PIPELINE_STATE', `This step was already retried ${MAX_RETRIES} times`);
     }
-    const resolved = await this.resolve(run.provider as ProviderId, options, secrets);
+    const resolved = await this.resolve(run.provider, options, secrets);
     const retryCount = cursor.retryCount + 1;
-    const next: RunCursor = { ...cursor, retryCount };
-    const configs = options.agents
-      ? agentConfigs(options)
-      : (run.agentConfigs as Record<AgentType, AgentConfig>);
-    const updated = await this.withRunningSlot(
+    const configs = options.agents ? agentConfigsOf(options) : (run.agentConfigs ?? AGENT_CONFIGS);
+    const ref = { runId: run.id, taskId, projectId: task.projectId };
+    const updated = await this.slots.take(
       userId,
-      () =>
-        this.events.updateRun(
-          task.projectId,
-          run.id,
-          { status: 'running', phase: cursor.phase, cursor: next, errorDetails: null, agentConfigs: configs },
-          ['paused'],
-        ),
+      () => this.transitions.resume(ref, { ...cursor, retryCount }, configs),
       run.id,
     );
     if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'Only a paused pipeline can be retried');
     const delay = this.backoffBaseMs * 2 ** (retryCount - 1);
-    const failed = (run.errorDetails as ErrorDetails | null)?.failedAgent ?? agentOf(cursor.phase);
-    this.events.chunk(
+    this.transitions.events.chunk(
       taskId,
       run.id,
-      failed,
+      run.errorDetails?.failedAgent ?? agentOfPhase(cursor.phase),
       `\n[AutoCoder] Retrying in ${delay / 1000}s (retry ${retryCount}/${MAX_RETRIES})…\n`,
     );
-    await this.events.task(taskId, run.id, {
-      type: 'phase-change',
-      data: {
-        runId: run.id,
-        phase: cursor.phase,
-        status: 'running',
-        iteration: run.iteration,
-        timestamp: this.deps.now(),
-      },
-    });
-    this.runs.launch(updated, userId, resolved, delay);
+    this.launch(updated, userId, resolved, delay);
     return { runId: run.id, retryCount, delayMs: delay };
   }
 
@@ -198,40 +157,23 @@ export class Orchestrator {
     if (run?.status !== 'passed' || task.status !== 'review') {
       throw new AppError('INVALID_PIPELINE_STATE', 'Changes can be requested only for a task in Review');
     }
-    const resolved = await this.resolve(run.provider as ProviderId, input, secrets);
+    const resolved = await this.resolve(run.provider, input, secrets);
     const iteration = run.iteration + 1;
-    const subtasks = (run.subtasks as Subtask[] | null) ?? [];
     const cursor: RunCursor = {
       phase: 'coding',
-      subtaskIndex: subtasks.length,
+      subtaskIndex: (run.subtasks ?? []).length,
       roundStart: iteration,
       retryCount: 0,
       feedback: input.feedback,
     };
-    const feedback = [
-      ...((run.feedback as unknown[]) ?? []),
-      { text: input.feedback, at: this.deps.now(), iteration },
-    ];
-    const updated = await this.withRunningSlot(userId, () =>
-      this.events.updateRun(
-        task.projectId,
-        run.id,
-        {
-          status: 'running',
-          phase: 'coding',
-          iteration,
-          cursor,
-          feedback,
-          completedAt: null,
-          errorDetails: null,
-        },
-        ['passed'],
-      ),
+    const feedback = [...run.feedback, { text: input.feedback, at: this.deps.now(), iteration }];
+    const ref = { runId: run.id, taskId, projectId: task.projectId };
+    const updated = await this.slots.take(userId, () =>
+      this.transitions.reopen(ref, { iteration, cursor, feedback }),
     );
     if (!updated)
       throw new AppError('INVALID_PIPELINE_STATE', 'Changes can be requested only for a task in Review');
-    await this.events.moveTask(task.projectId, taskId, run.id, 'building');
-    this.runs.launch(updated, userId, resolved);
+    this.launch(updated, userId, resolved);
     return { runId: run.id, iteration };
   }
 
@@ -254,35 +196,13 @@ export class Orchestrator {
       });
       mergeCommit = merged.mergeCommit;
     }
-    const updated = await this.events.updateRun(task.projectId, run.id, { mergeCommit });
-    await this.events.moveTask(task.projectId, taskId, run.id, 'done');
-    if (updated) await this.runs.releaseWorktree(updated);
+    const updated = await this.transitions.approve(
+      { runId: run.id, taskId, projectId: task.projectId },
+      mergeCommit,
+    );
+    if (updated) await releaseWorktree(this.env, updated, found.project.repoPath);
     this.deps.logger.info('pipeline approved', { taskId, runId: run.id, mergeCommit });
     return { status: 'done' as const, mergeCommit, branch: run.branch };
-  }
-
-  async status(
-    userId: string,
-    taskId: string,
-  ): Promise<(PipelineRunDetail & { runId: string }) | { status: 'none' }> {
-    await getOwnedTask(this.deps, userId, taskId);
-    const run = await latestRunOfTask(this.deps.db, taskId);
-    return run ? { runId: run.id, ...toRunDetail(run) } : { status: 'none' };
-  }
-
-  async history(userId: string, taskId: string) {
-    await getOwnedTask(this.deps, userId, taskId);
-    return (await runsOfTask(this.deps.db, taskId)).map(toRunSummary);
-  }
-
-  /** The run if it belongs to the user (404 otherwise). */
-  async ownedRun(userId: string, runId: string): Promise<RunRow> {
-    const run = await findRun(this.deps.db, runId);
-    if (!run) throw new AppError('RUN_NOT_FOUND', 'Run not found');
-    await getOwnedTask(this.deps, userId, run.taskId).catch((error: unknown) => {
-      throw error instanceof AppError ? new AppError('RUN_NOT_FOUND', 'Run not found') : error;
-    });
-    return run;
   }
 
   /**
@@ -292,68 +212,57 @@ export class Orchestrator {
   async recoverInterrupted(): Promise<number> {
     const stale = await runningRuns(this.deps.db);
     for (const { run, projectId } of stale) {
-      await this.runs.pauseInterrupted(run, projectId, 'The server stopped while this run was in progress');
+      await this.pauseInterrupted(run, projectId, 'The server stopped while this run was in progress');
     }
     if (stale.length) this.deps.logger.warn('paused interrupted runs', { count: stale.length });
     return stale.length;
   }
 
-  /**
-   * The run's provider; a base URL the user chose must lead to an address the network policy allows
-   * (400 ADDRESS_NOT_ALLOWED). A name that does not resolve is left for the run to report.
-   */
-  private async resolve(
-    provider: ProviderId,
-    options: Pick<RunOptions, 'openaiBaseUrl' | 'scenario'>,
-    secrets: RequestSecrets,
-  ): Promise<ResolvedProvider> {
-    const resolved = resolveProvider(provider, options, secrets, this.deps.providerDefaults);
-    if (resolved.openaiUserUrl && resolved.openaiBaseUrl && this.deps.network) {
-      await resolveAllowed(this.deps.network, new URL(resolved.openaiBaseUrl).hostname).catch(
-        (error: unknown) => {
-          if (error instanceof AppError) throw error;
-        },
-      );
-    }
-    return resolved;
-  }
-
-  /**
-   * Runs `setRunning` (which makes one of the user's runs running) only while the user has
-   * fewer than the maximum active — running or paused — other than `ownRunId`, the paused run
-   * being resumed. Counting and writing hold the user's lock, so simultaneous
-   * starts cannot all pass the count.
-   */
-  private withRunningSlot<T>(userId: string, setRunning: () => Promise<T>, ownRunId?: string): Promise<T> {
-    return this.userLocks.run(userId, async () => {
-      if ((await countActiveForUser(this.deps.db, userId, ownRunId)) >= this.maxRunningPerUser) {
-        throw new AppError('TOO_MANY_PIPELINES', 'Maximum concurrent pipelines reached');
-      }
-      return setRunning();
-    });
-  }
-
   /** Stops every run of this process (shutdown): aborted and paused as interrupted, to be retried. */
-  shutdown(): Promise<void> {
-    return this.runs.shutdown();
+  async shutdown(): Promise<void> {
+    for (const handle of await this.registry.stopAll()) {
+      // The project comes with the run from the database: a run stopped before it read its task still has one.
+      const found = await runWithProject(this.deps.db, handle.runId);
+      if (found?.run.status === 'running')
+        await this.pauseInterrupted(found.run, found.projectId, 'The server was stopped during this run');
+    }
   }
 
   /** Resolves when no run of this process is executing and no cleanup is pending (tests, benchmarks). */
   idle(): Promise<void> {
-    return this.runs.idle();
+    return this.registry.idle();
   }
 
   get activeCount(): number {
-    return this.runs.activeCount;
+    return this.registry.activeCount;
+  }
+
+  /** A run this process can no longer carry on; its worktree, branch and commits stay for Retry. */
+  private pauseInterrupted(run: RunRow, projectId: string, reason: string) {
+    const ref = { runId: run.id, taskId: run.taskId, projectId };
+    const cursor = run.cursor ?? FIRST_CURSOR;
+    return this.transitions.pause(
+      ref,
+      interruptedDetails({ cursor, branch: run.branch }, reason, this.deps.now()),
+    );
+  }
+
+  /** Executes the run in the background (after `delayMs`), registered as in flight until it stops. */
+  private launch(row: RunRow, userId: string, resolved: ResolvedProvider, delayMs = 0) {
+    this.registry.launch(
+      { runId: row.id, taskId: row.taskId },
+      (handle) => executeRun(this.env, handle, row, { userId, resolved }),
+      { delayMs, timeoutMs: this.runTimeoutMs },
+    );
+  }
+
+  private resolve(
+    provider: ProviderId,
+    options: Pick<RunOptions, 'openaiBaseUrl' | 'scenario'>,
+    secrets: RequestSecrets,
+  ): Promise<ResolvedProvider> {
+    return resolveAllowedProvider(provider, options, secrets, this.deps.providerDefaults, this.deps.network);
   }
 }
 
 const pipelineActive = () => new AppError('PIPELINE_ACTIVE', 'A pipeline is already running for this task');
-
-function agentConfigs(options: RunOptions): Record<AgentType, AgentConfig> {
-  return {
-    planner: options.agents?.planner ?? AGENT_CONFIGS.planner,
-    coder: options.agents?.coder ?? AGENT_CONFIGS.coder,
-    reviewer: options.agents?.reviewer ?? AGENT_CONFIGS.reviewer,
-  };
-}

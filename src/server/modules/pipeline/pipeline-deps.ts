@@ -24,4 +24,6 @@ export interface OrchestratorDeps {
   maxRunningPerUser?: number;
   /** Largest agent answer accepted, in bytes (AUTOCODER_MAX_ANSWER_BYTES). */
   maxAnswerBytes?: number;
+  /** How long a run may work from its start or resumption before it is paused (AUTOCODER_RUN_TIMEOUT_MS). */
+  runTimeoutMs?: number;
 }

@@ -9,10 +9,9 @@ import {
   StoredEventSchema,
 } from '@/server/openapi/schemas.js';
 import type { EventLog } from '../events/event-log.js';
-// biome-ignore lint/style/noRestrictedImports: until the run-lifecycle re-cut (helper `life`) reads a run's events through a module function
-import { eventsOfRun } from '../events/events.repo.js';
 import type { Orchestrator } from './orchestrator.js';
 import type { RequestSecrets } from './provider-resolution.js';
+import { runEvents, runHistory, runStatus } from './run-queries.js';
 
 /** Keys come only in headers, are never stored, and are never echoed back. */
 const secretsOf = (c: Context): RequestSecrets => ({
@@ -65,7 +64,7 @@ const start = apiRoute(
   },
 );
 
-const runEvents = apiRoute(
+const runEventsRoute = apiRoute(
   {
     method: 'get',
     path: '/runs/{runId}/events',
@@ -204,18 +203,17 @@ export function startPipelineRoute(orchestrator: Orchestrator) {
 
 /** /api/pipeline/…: a task's run status, cancel, retry, approve, request changes, run history and event replay. */
 export function pipelineRoutes(orchestrator: Orchestrator, log: EventLog) {
+  const reads = { db: log.db, events: log };
   return apiRouter()
-    .openapi(runEvents, async (c) => {
-      const run = await orchestrator.ownedRun(c.var.user.id, c.req.valid('param').runId);
+    .openapi(runEventsRoute, async (c) => {
       const { after } = c.req.valid('query');
-      await log.flush();
-      return c.json({ runId: run.id, events: await eventsOfRun(log.db, run.id, after, 10_000) }, 200);
+      return c.json(await runEvents(reads, c.var.user.id, c.req.valid('param').runId, after), 200);
     })
     .openapi(status, async (c) =>
-      c.json(await orchestrator.status(c.var.user.id, c.req.valid('param').taskId), 200),
+      c.json(await runStatus(reads, c.var.user.id, c.req.valid('param').taskId), 200),
     )
     .openapi(history, async (c) =>
-      c.json({ runs: await orchestrator.history(c.var.user.id, c.req.valid('param').taskId) }, 200),
+      c.json({ runs: await runHistory(reads, c.var.user.id, c.req.valid('param').taskId) }, 200),
     )
     .openapi(retry, async (c) =>
       c.json(

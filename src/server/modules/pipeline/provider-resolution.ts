@@ -1,5 +1,14 @@
-import { ANTHROPIC_KEY_PATTERN, type ProviderId, type RunOptions } from '@/contracts/pipeline.js';
+import {
+  AGENT_CONFIGS,
+  type AgentConfig,
+  type AgentType,
+  ANTHROPIC_KEY_PATTERN,
+  type ProviderId,
+  type RunOptions,
+} from '@/contracts/pipeline.js';
 import { AppError } from '@/server/lib/errors.js';
+import { resolveAllowed } from '@/server/lib/guarded-fetch.js';
+import type { NetworkPolicy } from '@/server/lib/network-policy.js';
 
 /** Keys as they arrived with the request. They live in memory for the run's duration only. */
 export interface RequestSecrets {
@@ -68,4 +77,34 @@ export function resolveProvider(
     anthropicKey: key,
     ...(defaults.anthropicBaseUrl ? { anthropicBaseUrl: defaults.anthropicBaseUrl } : {}),
   };
+}
+
+/**
+ * `resolveProvider`, and a base URL the user chose must lead to an address the network policy
+ * allows (400 ADDRESS_NOT_ALLOWED). A name that does not resolve is left for the run to report.
+ */
+export async function resolveAllowedProvider(
+  provider: ProviderId,
+  options: Pick<RunOptions, 'openaiBaseUrl' | 'scenario'>,
+  secrets: RequestSecrets,
+  defaults: ProviderDefaults,
+  network: NetworkPolicy | undefined,
+): Promise<ResolvedProvider> {
+  const resolved = resolveProvider(provider, options, secrets, defaults);
+  if (resolved.openaiUserUrl && resolved.openaiBaseUrl && network) {
+    await resolveAllowed(network, new URL(resolved.openaiBaseUrl).hostname).catch((error: unknown) => {
+      if (error instanceof AppError) throw error;
+    });
+  }
+  return resolved;
+}
+
+/** The models a run uses: the ones chosen in `options`, the defaults for the others. */
+export function agentConfigsOf(options: { agents?: Partial<Record<AgentType, AgentConfig>> | undefined }) {
+  const chosen = options.agents ?? {};
+  return {
+    planner: chosen.planner ?? AGENT_CONFIGS.planner,
+    coder: chosen.coder ?? AGENT_CONFIGS.coder,
+    reviewer: chosen.reviewer ?? AGENT_CONFIGS.reviewer,
+  } satisfies Record<AgentType, AgentConfig>;
 }

@@ -1,32 +1,29 @@
-import type {
-  ActivePhase,
-  AgentConfig,
-  AgentType,
-  FileChange,
-  ReviewResult,
-  Subtask,
-} from '@/contracts/pipeline.js';
+import type { AgentConfig, AgentType, FileChange, ReviewResult, Subtask } from '@/contracts/pipeline.js';
+import { AGENT_CONFIGS } from '@/contracts/pipeline.js';
+import type { RunCursor } from '@/contracts/run-lifecycle.js';
+import type { Db } from '@/server/db/client.js';
+import type { Logger } from '@/server/lib/logger.js';
 import type { LlmProvider } from '../llm/provider.js';
+import { branchName } from '../workspace/branch-name.js';
 import type { TaskContext } from './prompts/task-context.js';
+import type { RunHandle } from './run-registry.js';
+import type { RunRef, RunTransitions } from './run-transitions.js';
+import type { RunRow, taskWithProject } from './runs.repo.js';
 
-/** Where a run stands inside its phase; persisted so a retry resumes at the failed agent call. */
-export interface RunCursor {
-  phase: ActivePhase;
-  /** Next subtask to code (coding). */
-  subtaskIndex: number;
-  /** Iteration at which the current round of automatic fixes began (start, or a request for changes). */
-  roundStart: number;
-  /** Retries already made of the agent call that failed; reset by every successful call. */
-  retryCount: number;
-  /** The person's feedback still to be coded (request changes). */
-  feedback?: string | undefined;
+/** What the driver works with besides the run: the database, transitions, clock and budgets. */
+export interface DriverEnv {
+  db: Db;
+  transitions: RunTransitions;
+  logger: Logger;
+  now: () => number;
+  /** Character budgets for what agents are shown. */
+  budgets: { repoMap: number; files: number; diff: number };
+  /** Largest agent answer accepted, in bytes. */
+  maxAnswerBytes?: number;
 }
 
-/** Everything the driver needs for one run, in memory while it executes. */
-export interface RunContext {
-  runId: string;
-  taskId: string;
-  projectId: string;
+/** Everything the driver needs for one run, in memory while it executes; built whole by `buildRunContext`. */
+export interface RunContext extends RunRef {
   userId: string;
   task: TaskContext;
   repoPath: string;
@@ -44,13 +41,47 @@ export interface RunContext {
   review: ReviewResult | null;
   /** Feedback of the latest request for changes, shown to the reviewer too. */
   lastFeedback: string | undefined;
-  controller: AbortController;
-  /** Set by cancel() before anything else, so the driver never writes past it. */
-  cancelled: boolean;
+  /** The run in this process's registry: its abort signal and whether it was cancelled. */
+  handle: RunHandle;
   /** Fields to write with the run's next update (folded in to save a write). */
-  pendingPatch?: Record<string, unknown> | undefined;
+  pendingPatch?: { branch: string; worktreePath: string; baseCommit: string | null } | undefined;
   /** Token totals of the run. */
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
+}
+
+/** The cursor of a run that has none stored: the start of planning. */
+export const FIRST_CURSOR: RunCursor = { phase: 'planning', subtaskIndex: 0, roundStart: 0, retryCount: 0 };
+
+/** A run's context from its row and its task and project, as just read from the database. */
+export function buildRunContext(
+  row: RunRow,
+  found: NonNullable<Awaited<ReturnType<typeof taskWithProject>>>,
+  run: { userId: string; handle: RunHandle; provider: LlmProvider; worktreePath: string },
+): RunContext {
+  const cursor = row.cursor ?? FIRST_CURSOR;
+  return {
+    runId: row.id,
+    taskId: row.taskId,
+    projectId: found.project.id,
+    userId: run.userId,
+    task: { title: found.task.title, description: found.task.description, category: found.task.category },
+    repoPath: found.project.repoPath,
+    defaultBranch: found.project.defaultBranch,
+    worktreePath: row.worktreePath ?? run.worktreePath,
+    branch: row.branch ?? branchName(found.task.title, row.id.slice(0, 8)),
+    baseCommit: row.baseCommit,
+    headCommit: row.headCommit,
+    provider: run.provider,
+    configs: row.agentConfigs ?? AGENT_CONFIGS,
+    cursor,
+    iteration: row.iteration,
+    subtasks: row.subtasks ?? [],
+    fileChanges: row.fileChanges?.files ?? [],
+    review: row.reviewFindings ?? null,
+    lastFeedback: cursor.feedback ?? row.feedback.at(-1)?.text,
+    handle: run.handle,
+    usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, costUsd: row.costUsd },
+  };
 }
 
 /** Merges a batch of changes into the run's list: the latest action per path wins. */
@@ -58,9 +89,4 @@ export function mergeFileChanges(previous: FileChange[], next: FileChange[]): Fi
   const byPath = new Map(previous.map((change) => [change.filePath, change]));
   for (const change of next) byPath.set(change.filePath, change);
   return [...byPath.values()];
-}
-
-/** The agent that works in a phase. */
-export function agentOf(phase: ActivePhase): AgentType {
-  return phase === 'planning' ? 'planner' : phase === 'reviewing' ? 'reviewer' : 'coder';
 }

@@ -1,45 +1,42 @@
-import { type AgentType, MAX_ITERATIONS } from '@/contracts/pipeline.js';
-import type { Db } from '@/server/db/client.js';
-import type { Logger } from '@/server/lib/logger.js';
-import { estimateCostUsd } from '../llm/pricing.js';
+import { MAX_ITERATIONS } from '@/contracts/pipeline.js';
 import { applyFileChanges } from '../workspace/apply-changes.js';
 import { commitAll } from '../workspace/commit.js';
 import { readFilesForContext, repoMap } from '../workspace/context.js';
 import { diffRange } from '../workspace/diff.js';
-import type { AgentResult } from './agents/agent-base.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
-import { mergeFileChanges, type RunContext } from './run-context.js';
-import type { RunEvents } from './run-events.js';
-import { type RunPatch, setTaskFields } from './runs.repo.js';
-
-export interface DriverEnv {
-  db: Db;
-  events: RunEvents;
-  logger: Logger;
-  now: () => number;
-  /** Character budgets for what agents are shown. */
-  budgets: { repoMap: number; files: number; diff: number };
-  /** Largest agent answer accepted, in bytes. */
-  maxAnswerBytes?: number;
-}
+import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
+import { type DriverEnv, mergeFileChanges, type RunContext } from './run-context.js';
+import { type RunPatch, type RunRow, setTaskFields } from './runs.repo.js';
 
 /** Raised when a write finds the run no longer running: it was cancelled meanwhile. */
 class RunStopped extends Error {}
 
-async function persist(env: DriverEnv, ctx: RunContext, patch: RunPatch) {
-  if (ctx.cancelled) throw new RunStopped();
-  const merged = ctx.pendingPatch ? { ...ctx.pendingPatch, ...patch } : patch;
-  const row = await env.events.updateRun(ctx.projectId, ctx.runId, merged, ['running']);
-  if (!row) throw new RunStopped();
+/** Before every write: a cancelled run stops quietly, a run past its time limit stops with that error. */
+function checkGoingOn(ctx: RunContext) {
+  if (ctx.handle.cancelled) throw new RunStopped();
+  ctx.handle.controller.signal.throwIfAborted();
+}
+
+/** The fields waiting to be written with the run's next update, taken. */
+function takePending(ctx: RunContext): RunPatch {
+  const pending = ctx.pendingPatch ?? {};
   ctx.pendingPatch = undefined;
+  return pending;
+}
+
+/** Saves a step's results and cursor (transition `progress`). */
+async function persist(env: DriverEnv, ctx: RunContext, patch: RunPatch): Promise<RunRow> {
+  checkGoingOn(ctx);
+  const row = await env.transitions.progress(ctx, { ...takePending(ctx), ...patch });
+  if (!row) throw new RunStopped();
   return row;
 }
 
 /**
- * Announces the phase (and subtask) to the task's stream; writes the phase and cursor unless
- * `write` is false — within coding, each subtask's own write already saved the cursor.
+ * Enters the phase the cursor points at (and announces the subtask); writes the phase and cursor
+ * unless `write` is false — within coding, each subtask's own write already saved the cursor.
  */
 async function enterPhase(
   env: DriverEnv,
@@ -47,68 +44,13 @@ async function enterPhase(
   subtask?: { index: number; total: number; title: string },
   write = true,
 ) {
-  const phase = ctx.cursor.phase;
-  if (write) await persist(env, ctx, { phase, iteration: ctx.iteration, cursor: ctx.cursor });
-  else if (ctx.cancelled) throw new RunStopped();
-  await env.events.task(ctx.taskId, ctx.runId, {
-    type: 'phase-change',
-    data: {
-      runId: ctx.runId,
-      phase,
-      status: 'running',
-      iteration: ctx.iteration,
-      ...(subtask ? { subtask } : {}),
-      timestamp: env.now(),
-    },
-  });
+  checkGoingOn(ctx);
+  const at = { cursor: ctx.cursor, iteration: ctx.iteration };
+  const row = await env.transitions.enterPhase(ctx, at, write ? takePending(ctx) : null, subtask);
+  if (write && !row) throw new RunStopped();
 }
 
-const agentParams = (env: DriverEnv, ctx: RunContext, agent: AgentType) => ({
-  provider: ctx.provider,
-  config: ctx.configs[agent],
-  runId: ctx.runId,
-  signal: ctx.controller.signal,
-  ...(env.maxAnswerBytes !== undefined ? { maxAnswerBytes: env.maxAnswerBytes } : {}),
-  // Text the SDK had already buffered when the run was cancelled is not shown after the cancellation.
-  onChunk: (chunk: string) => {
-    if (!ctx.cancelled) env.events.chunk(ctx.taskId, ctx.runId, agent, chunk);
-  },
-});
-
-/** Adds a call's tokens and cost to the run (one write per call) and announces it. */
-async function recordCall(env: DriverEnv, ctx: RunContext, agent: AgentType, result: AgentResult<unknown>) {
-  const costUsd = ctx.provider.simulated ? 0 : estimateCostUsd(result.model, result.tokenUsage);
-  const call = { agent, model: result.model, ...result.tokenUsage, costUsd, durationMs: result.durationMs };
-  ctx.usage.inputTokens += call.inputTokens;
-  ctx.usage.outputTokens += call.outputTokens;
-  ctx.usage.costUsd += costUsd;
-  ctx.cursor.retryCount = 0;
-  await env.events.task(ctx.taskId, ctx.runId, {
-    type: 'usage',
-    data: { runId: ctx.runId, call, total: { ...ctx.usage }, timestamp: env.now() },
-  });
-  return { call, text: result.text.slice(0, 50_000) };
-}
-
-/** Appends a call's record to the run's JSON arrays in the same UPDATE as the phase's own results. */
-function callPatch(
-  row: { calls: unknown; agentLogs: unknown },
-  agent: AgentType,
-  recorded: { call: unknown; text: string },
-) {
-  const logs = {
-    planner: [],
-    coder: [],
-    reviewer: [],
-    ...(row.agentLogs as Record<string, string[]> | null),
-  };
-  return {
-    calls: [...((row.calls as unknown[]) ?? []), recorded.call],
-    agentLogs: { ...logs, [agent]: [...(logs[agent] ?? []), recorded.text] },
-  };
-}
-
-async function plan(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agentLogs: unknown }) {
+async function plan(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await enterPhase(env, ctx);
   const map = await repoMap(ctx.worktreePath, env.budgets.repoMap);
   const result = await executePlannerAgent({
@@ -129,12 +71,6 @@ async function plan(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agen
   return updated;
 }
 
-const usagePatch = (ctx: RunContext) => ({
-  inputTokens: ctx.usage.inputTokens,
-  outputTokens: ctx.usage.outputTokens,
-  costUsd: ctx.usage.costUsd,
-});
-
 /** Applies the coder's files in the worktree and commits them: one commit per call. */
 async function applyAndCommit(
   ctx: RunContext,
@@ -147,8 +83,8 @@ async function applyAndCommit(
   ctx.fileChanges = mergeFileChanges(ctx.fileChanges, files);
 }
 
-async function code(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agentLogs: unknown }) {
-  await env.events.moveTask(ctx.projectId, ctx.taskId, ctx.runId, 'building');
+async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
+  await env.transitions.events.moveTask(ctx.projectId, ctx.taskId, ctx.runId, 'building');
   let current = row;
   const total = ctx.subtasks.length;
   const first = ctx.cursor.subtaskIndex;
@@ -198,7 +134,7 @@ async function code(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agen
 async function fixWith(
   env: DriverEnv,
   ctx: RunContext,
-  row: { calls: unknown; agentLogs: unknown },
+  row: CallRecords,
   opts: { feedback?: string | undefined; message: string },
 ) {
   const paths = ctx.fileChanges.filter((f) => f.action !== 'delete').map((f) => f.filePath);
@@ -227,10 +163,10 @@ async function fixWith(
   });
 }
 
-async function fix(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agentLogs: unknown }) {
+async function fix(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await enterPhase(env, ctx);
   const attempt = ctx.iteration - ctx.cursor.roundStart;
-  env.events.chunk(
+  env.transitions.events.chunk(
     ctx.taskId,
     ctx.runId,
     'coder',
@@ -243,7 +179,7 @@ async function fix(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agent
 }
 
 /** Reviews the branch's diff; `done` when the run has ended (passed or failed). */
-async function review(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agentLogs: unknown }) {
+async function review(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await enterPhase(env, ctx);
   const base = ctx.baseCommit ?? 'HEAD';
   const diff = await diffRange(ctx.worktreePath, base, 'HEAD');
@@ -260,14 +196,10 @@ async function review(env: DriverEnv, ctx: RunContext, row: { calls: unknown; ag
   ctx.review = result.output;
   const common = { reviewFindings: ctx.review, ...usagePatch(ctx), ...callPatch(row, 'reviewer', recorded) };
   if (reviewPassed(ctx.review)) {
-    const done = await persist(env, ctx, {
-      ...common,
-      phase: 'completed',
-      status: 'passed',
-      completedAt: new Date(env.now()),
-    });
-    await announceEnd(env, ctx, 'passed');
-    return { done: true, row: done };
+    checkGoingOn(ctx);
+    const passed = await env.transitions.pass(ctx, ctx, common);
+    if (!passed) throw new RunStopped();
+    return { done: true, row: passed };
   }
   if (ctx.iteration - ctx.cursor.roundStart < MAX_ITERATIONS - 1) {
     ctx.iteration += 1;
@@ -277,55 +209,21 @@ async function review(env: DriverEnv, ctx: RunContext, row: { calls: unknown; ag
       row: await persist(env, ctx, { ...common, iteration: ctx.iteration, cursor: ctx.cursor }),
     };
   }
-  const failed = await persist(env, ctx, {
-    ...common,
-    phase: 'failed',
-    status: 'failed',
-    completedAt: new Date(env.now()),
-  });
-  await announceEnd(env, ctx, 'failed');
+  checkGoingOn(ctx);
+  const failed = await env.transitions.fail(ctx, ctx, common);
+  if (!failed) throw new RunStopped();
   return { done: true, row: failed };
-}
-
-/** Tells everyone how the run ended and moves the task: to Review on a pass, to Backlog on a failure. */
-export async function announceEnd(
-  env: Pick<DriverEnv, 'events' | 'now'>,
-  ctx: Pick<RunContext, 'taskId' | 'projectId' | 'runId' | 'iteration' | 'fileChanges' | 'review'>,
-  result: 'passed' | 'failed',
-) {
-  await env.events.task(ctx.taskId, ctx.runId, {
-    type: 'phase-change',
-    data: {
-      runId: ctx.runId,
-      phase: result === 'passed' ? 'completed' : 'failed',
-      status: result,
-      iteration: ctx.iteration,
-      timestamp: env.now(),
-    },
-  });
-  await env.events.moveTask(ctx.projectId, ctx.taskId, ctx.runId, result === 'passed' ? 'review' : 'backlog');
-  await env.events.task(ctx.taskId, ctx.runId, {
-    type: 'pipeline-complete',
-    data: {
-      runId: ctx.runId,
-      taskId: ctx.taskId,
-      result,
-      fileChanges: { files: ctx.fileChanges },
-      ...(ctx.review ? { reviewFindings: ctx.review } : {}),
-      timestamp: env.now(),
-    },
-  });
 }
 
 /**
  * Runs the state machine from wherever the cursor points until the run passes, fails,
  * pauses (an error propagates to the caller) or is cancelled (returns quietly).
  */
-export async function driveRun(env: DriverEnv, ctx: RunContext, row: { calls: unknown; agentLogs: unknown }) {
+export async function driveRun(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   let current = row;
   try {
     for (;;) {
-      if (ctx.cancelled) return;
+      if (ctx.handle.cancelled) return;
       switch (ctx.cursor.phase) {
         case 'planning':
           current = await plan(env, ctx, current);
@@ -345,7 +243,7 @@ export async function driveRun(env: DriverEnv, ctx: RunContext, row: { calls: un
       }
     }
   } catch (error) {
-    if (error instanceof RunStopped || ctx.cancelled) return;
+    if (error instanceof RunStopped || ctx.handle.cancelled) return;
     throw error;
   }
 }

@@ -1,12 +1,15 @@
-import type { PipelineEvent } from '@/contracts/pipeline.js';
+import type { AgentType, PipelineEvent } from '@/contracts/pipeline.js';
 import type { TaskStatus } from '@/contracts/tasks.js';
 import type { Db } from '@/server/db/client.js';
 import { projectStream, taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
 import { toRunSummary } from './run-view.js';
-import { type RunPatch, type RunRow, setTaskFields, updateRun } from './runs.repo.js';
+import { type RunRow, setTaskFields } from './runs.repo.js';
 
-/** The side effects every part of the pipeline shares: run updates, task moves, and their events. */
+/**
+ * The events a run sends, on the task's stream and the project's (the board). Only
+ * `run-transitions.ts` changes a run; this only tells about it.
+ */
 export class RunEvents {
   constructor(
     private readonly db: Db,
@@ -20,23 +23,14 @@ export class RunEvents {
   }
 
   /** An agent's chunk: coalesced with its neighbours for a few ms, then published and batched. */
-  chunk(taskId: string, runId: string, agent: 'planner' | 'coder' | 'reviewer', chunk: string) {
+  chunk(taskId: string, runId: string, agent: AgentType, chunk: string) {
     this.log.appendChunk(taskStream(taskId), runId, { runId, agent, chunk, timestamp: this.now() });
   }
 
-  /** Updates the run (optionally only while it is in one of `onlyIf`) and tells the board. */
-  async updateRun(
-    projectId: string,
-    runId: string,
-    patch: RunPatch,
-    onlyIf?: readonly string[],
-  ): Promise<RunRow | null> {
-    const row = await updateRun(this.db, runId, patch, onlyIf);
-    if (row) await this.runUpdate(projectId, row);
-    return row;
-  }
-
-  /** The run's summary, to the board (project stream) and to the task's own stream, where it is the run's state. */
+  /**
+   * The run's summary as it now stands, on the task's stream, where a client reduces it in order
+   * with the run's other events, and, the same event, on the project's stream (the board's cards).
+   */
   async runUpdate(projectId: string, row: RunRow) {
     const event: PipelineEvent = {
       type: 'run-update',
@@ -47,8 +41,8 @@ export class RunEvents {
   }
 
   /** Moves a task as the pipeline does (not subject to the manual rules) and tells both streams. */
-  async moveTask(projectId: string, taskId: string, runId: string | null, status: TaskStatus, extra = {}) {
-    await setTaskFields(this.db, taskId, { status, ...extra });
+  async moveTask(projectId: string, taskId: string, runId: string | null, status: TaskStatus) {
+    await setTaskFields(this.db, taskId, { status });
     const event: PipelineEvent = {
       type: 'task-status',
       data: { taskId, newStatus: status, timestamp: this.now() },

@@ -1,4 +1,6 @@
 import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { PipelineStatus } from '@/contracts/pipeline.js';
+import { ACTIVE_RUN_STATUSES } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import { pipelineRuns, projects, tasks } from '@/server/db/schema.js';
 
@@ -45,7 +47,7 @@ export async function updateRun(
   db: Db,
   runId: string,
   patch: RunPatch,
-  onlyIf?: readonly string[],
+  onlyIf?: readonly PipelineStatus[],
 ): Promise<RunRow | null> {
   const where = onlyIf
     ? and(eq(pipelineRuns.id, runId), inArray(pipelineRuns.status, [...onlyIf]))
@@ -59,8 +61,8 @@ export async function updateRun(
 }
 
 /**
- * A user's active runs, for the limit of five per user — running or paused, since a paused run
- * resumes with one click — other than `exceptRunId` (the run being retried keeps its own place).
+ * A user's active runs, for the limit of five per user (`ACTIVE_RUN_STATUSES`: a paused one resumes with one click)
+ * other than `exceptRunId` (the run being retried keeps its own place).
  */
 export async function countActiveForUser(db: Db, userId: string, exceptRunId?: string): Promise<number> {
   const [row] = await db
@@ -71,7 +73,7 @@ export async function countActiveForUser(db: Db, userId: string, exceptRunId?: s
     .where(
       and(
         eq(projects.userId, userId),
-        inArray(pipelineRuns.status, ['running', 'paused']),
+        inArray(pipelineRuns.status, [...ACTIVE_RUN_STATUSES]),
         exceptRunId ? ne(pipelineRuns.id, exceptRunId) : undefined,
       ),
     );
@@ -105,5 +107,19 @@ export async function setTaskFields(db: Db, taskId: string, values: Partial<type
     .set({ ...values, updatedAt: new Date() })
     .where(eq(tasks.id, taskId))
     .returning();
+  return row ?? null;
+}
+
+/** A run with its task's project, or null when the run (or its task) is gone. */
+export async function runWithProject(
+  db: Db,
+  runId: string,
+): Promise<{ run: RunRow; projectId: string } | null> {
+  const [row] = await db
+    .select({ run: pipelineRuns, projectId: tasks.projectId })
+    .from(pipelineRuns)
+    .innerJoin(tasks, eq(tasks.id, pipelineRuns.taskId))
+    .where(eq(pipelineRuns.id, runId))
+    .limit(1);
   return row ?? null;
 }

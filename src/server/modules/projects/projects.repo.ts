@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import { ACTIVE_RUN_STATUSES } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import { pipelineRuns, projects, tasks } from '@/server/db/schema.js';
 
@@ -67,13 +68,23 @@ export async function deleteProjectUnlessLast(db: Db, userId: string, projectId:
   });
 }
 
-/** True while any run of the project's tasks is running or paused. */
+/** True while any run of the project's tasks is active (`ACTIVE_RUN_STATUSES`). */
 export async function hasActiveRunInProject(db: Db, projectId: string): Promise<boolean> {
   const [row] = await db
     .select({ id: pipelineRuns.id })
     .from(pipelineRuns)
     .innerJoin(tasks, eq(tasks.id, pipelineRuns.taskId))
-    .where(and(eq(tasks.projectId, projectId), inArray(pipelineRuns.status, ['running', 'paused'])))
+    .where(and(eq(tasks.projectId, projectId), inArray(pipelineRuns.status, [...ACTIVE_RUN_STATUSES])))
     .limit(1);
   return Boolean(row);
+}
+
+/** Where a project's repository lives, whoever owns it (for server-side work on a known project). */
+export async function findProjectRepoPath(db: Db, projectId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ repoPath: projects.repoPath })
+    .from(projects)
+    .where(eq(projects.id, projectId))
+    .limit(1);
+  return row?.repoPath ?? null;
 }

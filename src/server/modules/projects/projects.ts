@@ -30,6 +30,7 @@ import {
   type ProjectSettings,
   updateProjectSettings,
 } from './projects.repo.js';
+import { normaliseRepoUrl, ownRemoteProjectId } from './repo-url.js';
 
 export const DEFAULT_PROJECT_NAME = 'My Project';
 
@@ -44,6 +45,8 @@ export interface ProjectsDeps {
   network: NetworkPolicy;
   logger: Logger;
   now: () => number;
+  /** The import graphs, dropped with their project. */
+  graphs: { forgetProject(projectId: string): Promise<void> };
 }
 
 export function toProject(row: ProjectRow): Project {
@@ -71,6 +74,31 @@ export async function getOwnedProject(
 ): Promise<ProjectRow> {
   const row = await findOwnedProject(deps.db, userId, projectId);
   if (!row) throw notFound('PROJECT_NOT_FOUND', 'Project');
+  return row;
+}
+
+/**
+ * The user's project a repository URL names: AutoCoder's own remote of the project
+ * (`<own host>/git/<projectId>.git`) or the upstream URL it was created from, compared normalised
+ * (scheme, credentials, `.git`, `git@host:path`, host case). Two projects from one upstream: the
+ * older. 404 REPO_NOT_FOUND when none of the user's projects matches, someone else's included.
+ */
+export async function resolveProjectByRepoUrl(
+  deps: Pick<ProjectsDeps, 'db'>,
+  userId: string,
+  repoUrl: string,
+  ownHosts: ReadonlySet<string>,
+): Promise<ProjectRow> {
+  const wanted = normaliseRepoUrl(repoUrl);
+  const ownId = wanted ? ownRemoteProjectId(wanted, ownHosts) : null;
+  const row = ownId
+    ? await findOwnedProject(deps.db, userId, ownId)
+    : wanted
+      ? ((await listProjectRows(deps.db, userId)).find(
+          (project) => project.repoUrl !== null && normaliseRepoUrl(project.repoUrl) === wanted,
+        ) ?? null)
+      : null;
+  if (!row) throw new AppError('REPO_NOT_FOUND', 'No repository of yours has this URL');
   return row;
 }
 
@@ -172,6 +200,7 @@ export async function deleteOwnedProject(
     deps.logger.warn('worktrees of a deleted project could not be listed', { projectId, error }),
   );
   await removeRepository(row.repoPath);
+  await deps.graphs.forgetProject(projectId);
   deps.logger.info('project deleted', { projectId, userId });
 }
 

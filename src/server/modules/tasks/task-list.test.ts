@@ -71,7 +71,7 @@ describe('the board list', () => {
         status: 'running',
         iteration: 1,
         provider: 'simulator',
-        subtasks: [{}, {}, {}],
+        subtasks: [1, 2, 3].map((order) => ({ id: `s${order}`, title: 'Step', description: 'Do it', order })),
         cursor: { phase: 'coding', subtaskIndex: 1, roundStart: 0, retryCount: 0 },
         startedAt: new Date('2026-01-02T00:00:00Z'),
       })

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, ilike, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
+import { ACTIVE_RUN_STATUSES } from '@/contracts/run-lifecycle.js';
 import type { TaskStatus } from '@/contracts/tasks.js';
 import type { Db } from '@/server/db/client.js';
 import { pipelineRuns, projects, tasks } from '@/server/db/schema.js';
@@ -175,12 +176,12 @@ export async function findTaskForUpdate(db: Db, taskId: string): Promise<TaskRow
   return row ?? null;
 }
 
-/** True while a run of the task is running or paused. */
+/** True while a run of the task is active (`ACTIVE_RUN_STATUSES`). */
 export async function hasActiveRun(db: Db, taskId: string): Promise<boolean> {
   const [row] = await db
     .select({ id: pipelineRuns.id })
     .from(pipelineRuns)
-    .where(and(eq(pipelineRuns.taskId, taskId), inArray(pipelineRuns.status, ['running', 'paused'])))
+    .where(and(eq(pipelineRuns.taskId, taskId), inArray(pipelineRuns.status, [...ACTIVE_RUN_STATUSES])))
     .limit(1);
   return Boolean(row);
 }

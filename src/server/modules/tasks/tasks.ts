@@ -1,6 +1,5 @@
 import type {
   CreateTaskInput,
-  Subtask,
   Task,
   TaskCategory,
   TaskPriority,
@@ -44,8 +43,7 @@ export function toTask(row: TaskRow): Task {
     priority: row.priority as TaskPriority,
     status: row.status as TaskStatus,
     position: row.position,
-    subtasks: (row.subtasks as Subtask[] | null) ?? null,
-    pipelineState: (row.pipelineState as Record<string, unknown> | null) ?? null,
+    subtasks: row.subtasks ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -1,10 +1,9 @@
 import { type KeyboardEvent, useId, useRef, useState } from 'react';
 import { AGENT_TYPES, type AgentType } from '@/contracts/pipeline';
+import { AGENT_LABELS } from '@/contracts/run-lifecycle';
 import { cn } from '@/web/lib/cn';
 import type { AgentLogsState } from '../stores/run-state';
 import { LogPane } from './log-pane';
-
-const AGENT_LABELS: Record<AgentType, string> = { planner: 'Planner', coder: 'Coder', reviewer: 'Reviewer' };
 
 interface AgentLogProps {
   logs: AgentLogsState | null;

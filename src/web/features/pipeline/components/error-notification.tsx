@@ -27,6 +27,7 @@ const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
   unknown: 'unexpected error',
   answer_too_large: 'an agent’s answer was too large',
   interrupted: 'the server restarted during the run',
+  run_timeout: 'the run took longer than its time limit',
 };
 
 /** Errors this recent when they reach the page are news; older ones come from a replay. */

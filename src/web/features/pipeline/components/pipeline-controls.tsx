@@ -1,5 +1,6 @@
 import { Check, MessageSquarePlus, Play, RotateCw, Square } from 'lucide-react';
 import type { ReactNode } from 'react';
+import { isActiveRun } from '@/contracts/run-lifecycle';
 import type { TaskStatus } from '@/contracts/tasks';
 import { Button } from '@/web/components/ui/button';
 import type { PipelineRunState } from '../stores/run-state';
@@ -45,7 +46,7 @@ export function PipelineControls({
   const status = run?.status;
   let buttons: ReactNode;
 
-  if (status === 'running' || status === 'paused') {
+  if (isActiveRun(status)) {
     buttons = (
       <>
         {status === 'paused' && (

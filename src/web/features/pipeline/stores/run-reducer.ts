@@ -50,6 +50,10 @@ const runIdOf = (event: PipelineEvent): string | null => {
       return event.data.run.id;
     case 'task-status':
     case 'timeout':
+    case 'lock-taken':
+    case 'lock-refused':
+    case 'lock-released':
+    case 'lock-expired':
       return null;
     default:
       return event.data.runId || null;

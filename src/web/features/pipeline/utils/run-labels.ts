@@ -1,4 +1,5 @@
 import { MAX_ITERATIONS, type PipelinePhase, type PipelineStatus } from '@/contracts/pipeline';
+import { isActiveRun } from '@/contracts/run-lifecycle';
 import type { TaskStatus } from '@/contracts/tasks';
 
 export type RunTone = 'active' | 'paused' | 'passed' | 'failed' | 'cancelled';
@@ -53,7 +54,7 @@ export function runLabel(run: RunPosition, taskStatus: TaskStatus): RunLabel {
 
 /** Whether a card shows its run: always while it works; its outcome only where the outcome put the task. */
 export function showsRunOnCard(status: PipelineStatus, taskStatus: TaskStatus): boolean {
-  if (status === 'running' || status === 'paused') return true;
+  if (isActiveRun(status)) return true;
   if (status === 'passed') return taskStatus === 'review';
   return taskStatus === 'backlog' || taskStatus === 'spec';
 }

@@ -1,9 +1,8 @@
 import { AGENT_TYPES, type AgentType } from '@/contracts/pipeline';
+import { AGENT_LABELS } from '@/contracts/run-lifecycle';
 import { Field } from '@/web/components/ui/field';
 import { Input } from '@/web/components/ui/input';
 import { MAX_TOKENS, MIN_TOKENS, type SettingsErrors, type SettingsForm } from '../utils/settings-form';
-
-const AGENT_LABELS: Record<AgentType, string> = { planner: 'Planner', coder: 'Coder', reviewer: 'Reviewer' };
 
 interface AgentModelFieldsProps {
   agents: SettingsForm['agents'];

@@ -17,6 +17,7 @@ import {
   validateForm,
 } from '../utils/settings-form';
 import { AgentModelFields } from './agent-model-fields';
+import { AgentTokensSection } from './agent-tokens-section';
 import { SecretInput } from './secret-input';
 
 const KEY_NOTICE = 'Stored in this browser only; sent with each pipeline request, never saved on the server.';
@@ -226,6 +227,9 @@ export function SettingsView() {
           </Button>
         </div>
       </form>
+      <div className="mx-auto max-w-2xl px-4 pb-8">
+        <AgentTokensSection />
+      </div>
     </div>
   );
 }

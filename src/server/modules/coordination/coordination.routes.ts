@@ -1,0 +1,51 @@
+import type { AppDeps } from '@/server/deps.js';
+import { requireAgent } from '@/server/http/middleware.js';
+import { apiRoute, apiRouter, jsonRequest, jsonResponse, runningFirst } from '@/server/openapi/route.js';
+import {
+  CheckStatusBody,
+  CheckStatusResponseSchema,
+  PostStatusBody,
+  PostStatusResponseSchema,
+} from '@/server/openapi/schemas-issue9.js';
+import { checkStatus, postStatus } from './coordination.js';
+
+const tags = ['coordination'];
+const errors = ['REPO_NOT_FOUND', 'BRANCH_NOT_FOUND'] as const;
+
+const check = apiRoute(
+  {
+    method: 'post',
+    path: '/check_status',
+    tags,
+    summary: 'Before editing: is the branch current, and who holds locks on these files?',
+    request: { body: jsonRequest(CheckStatusBody) },
+    responses: { 200: jsonResponse(CheckStatusResponseSchema, 'The files’ locks and what to do next') },
+  },
+  { access: 'agent', errors },
+);
+
+const post = apiRoute(
+  {
+    method: 'post',
+    path: '/post_status',
+    tags,
+    summary: 'Take (READING, WRITING) or release (OPEN) locks on files',
+    request: { body: jsonRequest(PostStatusBody) },
+    responses: {
+      200: jsonResponse(PostStatusResponseSchema, 'Whether the locks were taken, and what to do next'),
+    },
+  },
+  { access: 'agent', errors },
+);
+
+/** POST /api/check_status and /api/post_status (seed 003): for agents (bearer token) and signed-in users. */
+export function coordinationRoutes(deps: AppDeps) {
+  const agent = requireAgent(deps);
+  return apiRouter()
+    .openapi(runningFirst(check, agent), async (c) =>
+      c.json(await checkStatus(deps, c.var.agent, c.req.valid('json')), 200),
+    )
+    .openapi(runningFirst(post, agent), async (c) =>
+      c.json(await postStatus(deps, c.var.agent, c.req.valid('json')), 200),
+    );
+}

@@ -1,0 +1,22 @@
+/** The import-graph neighbours of some files, as the coordination rules need them. */
+export interface Neighbours {
+  /** Files the given files import. */
+  imports: string[];
+  /** Files that import the given files. */
+  importedBy: string[];
+}
+
+/**
+ * Where neighbours come from: the import graph of a project's branch at its head (the `graph`
+ * module). Paths are repository-relative; the given files themselves may appear in the answer.
+ */
+export interface NeighbourSource {
+  neighbours(projectId: string, branch: string, paths: readonly string[]): Promise<Neighbours>;
+}
+
+/** Until a graph is wired in: no file has neighbours, so only DIRECT locks are reported. */
+export const noNeighbours: NeighbourSource = {
+  async neighbours() {
+    return { imports: [], importedBy: [] };
+  },
+};

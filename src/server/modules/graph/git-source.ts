@@ -1,0 +1,126 @@
+import { git } from '@/server/lib/git.js';
+import { safeRelativePath } from '../workspace/confine.js';
+
+/** A file of a commit's tree. */
+export interface TreeFile {
+  path: string;
+  oid: string;
+  size: number;
+}
+
+/** One path changed between two commits (renames come as a delete and an add). */
+export interface TreeChange {
+  status: 'A' | 'M' | 'D';
+  path: string;
+  /** The new blob; absent for a delete. */
+  file?: TreeFile;
+}
+
+const REGULAR_FILE = /^100(644|755)$/;
+/** One `cat-file --batch` call reads at most this much, so no single answer is huge. */
+const READ_CHUNK_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Every regular file of the commit's tree (symlinks and submodules are not files of the graph).
+ * Paths git would refuse to check out (`..`, `.git/`) are left out: they name no file.
+ */
+export async function listFiles(repo: string, commit: string, signal?: AbortSignal): Promise<TreeFile[]> {
+  const { stdout, truncated } = await git(['ls-tree', '-r', '-l', '-z', '--full-tree', commit], {
+    cwd: repo,
+    maxOutputBytes: 256 * 1024 * 1024,
+    ...(signal ? { signal } : {}),
+  });
+  if (truncated) throw new Error('the tree listing is too large');
+  const files: TreeFile[] = [];
+  for (const record of stdout.toString('utf8').split('\0')) {
+    if (!record) continue;
+    // "<mode> <type> <oid> <size>\t<path>"
+    const tab = record.indexOf('\t');
+    const [mode = '', type, oid = '', size = ''] = record.slice(0, tab).split(/ +/);
+    const path = safeRelativePath(record.slice(tab + 1));
+    if (type !== 'blob' || !REGULAR_FILE.test(mode) || !path) continue;
+    files.push({ path, oid, size: Number(size) || 0 });
+  }
+  return files;
+}
+
+/** Files added, modified and deleted from `from` to `to`, with the new blob of each. */
+export async function changedFiles(
+  repo: string,
+  from: string,
+  to: string,
+  signal?: AbortSignal,
+): Promise<TreeChange[]> {
+  const { stdout } = await git(['diff', '--raw', '-z', '-r', '--no-renames', '--no-abbrev', from, to], {
+    cwd: repo,
+    ...(signal ? { signal } : {}),
+  });
+  const fields = stdout.toString('utf8').split('\0');
+  const changes: TreeChange[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    // ":<old mode> <new mode> <old oid> <new oid> <status>" then the path.
+    const [oldMode = '', newMode = '', , newOid = '', status = ''] = (fields[i] ?? '').slice(1).split(' ');
+    const path = safeRelativePath(fields[i + 1] ?? '');
+    if (!path) continue;
+    const wasFile = REGULAR_FILE.test(oldMode);
+    const isFile = REGULAR_FILE.test(newMode);
+    // A type change (file ⇄ symlink) is a delete or an add as far as the graph is concerned.
+    if (!isFile) {
+      if (wasFile) changes.push({ status: 'D', path });
+      continue;
+    }
+    const file = { path, oid: newOid, size: -1 };
+    changes.push({ status: wasFile && status !== 'A' ? 'M' : 'A', path, file });
+  }
+  return changes;
+}
+
+/**
+ * The contents of blobs, through `git cat-file --batch` (one process per 32 MB). A blob whose
+ * size is unknown (-1, from a diff) is read whole; the caller drops what is too large.
+ */
+export async function readBlobs(
+  repo: string,
+  files: readonly TreeFile[],
+  signal?: AbortSignal,
+): Promise<Map<string, Buffer>> {
+  const contents = new Map<string, Buffer>();
+  let chunk: string[] = [];
+  let chunkBytes = 0;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    const oids = chunk;
+    chunk = [];
+    chunkBytes = 0;
+    const { stdout, truncated } = await git(['cat-file', '--batch'], {
+      cwd: repo,
+      input: `${oids.join('\n')}\n`,
+      maxOutputBytes: 512 * 1024 * 1024,
+      ...(signal ? { signal } : {}),
+    });
+    if (truncated) throw new Error('the files to read are too large');
+    parseBatch(stdout, contents);
+  };
+  for (const file of files) {
+    chunk.push(file.oid);
+    chunkBytes += file.size < 0 ? READ_CHUNK_BYTES / 8 : file.size;
+    if (chunkBytes >= READ_CHUNK_BYTES) await flush();
+  }
+  await flush();
+  return contents;
+}
+
+/** Parses `cat-file --batch` output: "<oid> <type> <size>\n<content>\n" or "<name> missing\n". */
+function parseBatch(out: Buffer, into: Map<string, Buffer>) {
+  let at = 0;
+  while (at < out.length) {
+    const eol = out.indexOf(10, at);
+    if (eol < 0) break;
+    const header = out.toString('latin1', at, eol).split(' ');
+    at = eol + 1;
+    if (header.length !== 3) continue; // "<name> missing"
+    const size = Number(header[2]);
+    into.set(header[0] ?? '', out.subarray(at, at + size));
+    at += size + 1;
+  }
+}
