@@ -31,6 +31,9 @@ export default defineConfig({
           });
         },
       },
+      // The clone URL and MCP shown by the dev server's pages reach the API too.
+      '/git': { target: apiTarget, changeOrigin: true },
+      '/mcp': { target: apiTarget, changeOrigin: true },
     },
   },
 });

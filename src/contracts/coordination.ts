@@ -182,3 +182,53 @@ export type CoordinationEvent =
   | { type: 'lock-refused'; data: LockActivityData & { conflicts: string[]; holder: string } }
   | { type: 'lock-released'; data: LockActivityData & { files: string[] } }
   | { type: 'lock-expired'; data: LockExpiredData };
+
+// ---- The answers as schemas (the MCP tools' output schemas) ----------------------------------------
+
+const orchestrationSchema = z.object({
+  type: z.literal('orchestration_command'),
+  action: z.enum(ORCHESTRATION_ACTIONS),
+  command: z.string().nullable(),
+  reason: z.string(),
+  metadata: z
+    .object({
+      remote_head: z.string().nullable().optional(),
+      lock_owner: z.string().optional(),
+      conflicts: z.array(z.string()).optional(),
+    })
+    .optional(),
+});
+
+const lockViewSchema = z.object({
+  user: z.string(),
+  user_name: z.string(),
+  status: z.enum(LOCK_STATUSES),
+  lock_type: z.enum(['DIRECT', 'NEIGHBOR']),
+  message: z.string(),
+  timestamp: z.number(),
+});
+
+/** The answer of check_status, as a schema: what the MCP tool declares as its output. */
+export const checkStatusResponseSchema = z.object({
+  status: z.enum(['OK', 'STALE', 'CONFLICT', 'OFFLINE']),
+  repo_head: z.string().nullable(),
+  locks: z.record(z.string(), lockViewSchema),
+  warnings: z.array(z.string()),
+  orchestration: orchestrationSchema,
+});
+
+/** The answer of post_status, as a schema. */
+export const postStatusResponseSchema = z.object({
+  success: z.boolean(),
+  repo_head: z.string().nullable(),
+  orphaned_dependencies: z.array(z.string()),
+  orchestration: orchestrationSchema,
+});
+
+// The schemas and the interfaces above describe the same answers.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameAnswers: [
+  Same<z.infer<typeof checkStatusResponseSchema>, CheckStatusResponse>,
+  Same<z.infer<typeof postStatusResponseSchema>, PostStatusResponse>,
+] = [true, true];
+void sameAnswers;

@@ -16,7 +16,9 @@ import { coordinationRoutes } from './modules/coordination/coordination.routes.j
 import { locksForGraph } from './modules/coordination/lock-overlay.js';
 import { tokenRoutes } from './modules/coordination/tokens.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
+import { gitHttpRoutes } from './modules/git-http/git-http.routes.js';
 import { graphRoutes } from './modules/graph/graph.routes.js';
+import { mcpRoutes } from './modules/mcp/mcp.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { diffRoutes } from './modules/pipeline/diff.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
@@ -119,6 +121,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.all('/api/*', () => {
     throw new AppError('NOT_FOUND', 'No such API route');
   });
+
+  // Not JSON APIs, so plain Hono handlers outside the OpenAPI document (openapi/undeclared.ts).
+  // MCP for agents (bearer token only; Host checked above, Origin and body size in the route).
+  app.route('/mcp', mcpRoutes(deps));
+  // The shared remote: git smart HTTP (Basic auth with an agent token; pushes capped in the route).
+  app.route('/git', gitHttpRoutes(deps));
 
   if (options.webDir && existsSync(path.join(options.webDir, 'index.html'))) {
     const webDir = options.webDir;

@@ -61,7 +61,7 @@ export class AgentClient {
   constructor(
     readonly id: string,
     readonly name: string,
-    private readonly token: string,
+    readonly token: string,
   ) {}
   async call<T>(route: 'check_status' | 'post_status', body: Record<string, unknown>) {
     const res = await fx.t.app.request(`http://localhost/api/${route}`, {

@@ -1,5 +1,5 @@
 import { FileCode2, FolderGit2 } from 'lucide-react';
-import { useMemo, useState } from 'react';
+import { type ReactNode, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { EmptyState } from '@/web/components/ui/empty-state';
 import { ErrorState } from '@/web/components/ui/error-state';
@@ -11,8 +11,11 @@ import { ancestorsOf, buildTree } from '../utils/build-tree';
 import { FileTree } from './file-tree';
 import { FileView } from './file-view';
 
-/** The file browser: the tree on the left, the chosen file (?path=) on the right; one at a time on phones. */
-export function FilesView({ projectId }: { projectId: string }) {
+/**
+ * The file browser: the tree on the left, the chosen file (?path=) on the right; one at a time on phones.
+ * `repositoryInfo` (the clone command) shows while no file is chosen, and in an empty repository.
+ */
+export function FilesView({ projectId, repositoryInfo }: { projectId: string; repositoryInfo?: ReactNode }) {
   const [searchParams, setSearchParams] = useSearchParams();
   const selectedPath = searchParams.get('path') ?? undefined;
   const tree = useProjectTree(projectId);
@@ -56,6 +59,7 @@ export function FilesView({ projectId }: { projectId: string }) {
         className="h-full"
         title="This repository is empty"
         description={`There are no files on ${tree.data.branch} yet. Files appear here once a commit adds them.`}
+        action={repositoryInfo}
       />
     );
   }
@@ -92,7 +96,12 @@ export function FilesView({ projectId }: { projectId: string }) {
             selectedPath ? 'flex flex-col' : 'hidden',
           )}
         >
-          <SelectedFile projectId={projectId} path={selectedPath} onBack={() => selectPath(undefined)} />
+          <SelectedFile
+            projectId={projectId}
+            path={selectedPath}
+            onBack={() => selectPath(undefined)}
+            repositoryInfo={repositoryInfo}
+          />
         </section>
       </div>
     </div>
@@ -103,10 +112,12 @@ function SelectedFile({
   projectId,
   path,
   onBack,
+  repositoryInfo,
 }: {
   projectId: string;
   path: string | undefined;
   onBack: () => void;
+  repositoryInfo: ReactNode;
 }) {
   const file = useProjectFile(projectId, path);
   if (!path) {
@@ -116,6 +127,7 @@ function SelectedFile({
         className="h-full"
         title="Choose a file"
         description="Pick a file in the tree to read it."
+        action={repositoryInfo}
       />
     );
   }

@@ -1,0 +1,33 @@
+import type { Db } from '@/server/db/client.js';
+import type { Agent } from '../coordination/tokens.js';
+import { resolveToken } from '../coordination/tokens.js';
+import { findOwnedProject, type ProjectRow } from '../projects/projects.repo.js';
+
+/** The token of `Authorization: Basic <user:token>` (any user name) or `Bearer <token>`. */
+export function tokenOf(authorization: string | undefined): string | null {
+  if (!authorization) return null;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (bearer?.[1]) return bearer[1];
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+  if (!basic?.[1]) return null;
+  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? null : decoded.slice(colon + 1);
+}
+
+export type GitAccess =
+  | { ok: true; agent: Agent; project: ProjectRow }
+  | { ok: false; reason: 'unauthorized' | 'not-found' };
+
+/** Who may reach a project's repository: the agent of a live token, on a project of its user. */
+export async function gitAccess(
+  deps: { db: Db; now: () => number },
+  authorization: string | undefined,
+  projectId: string,
+): Promise<GitAccess> {
+  const token = tokenOf(authorization);
+  const agent = token ? await resolveToken(deps.db, token, deps.now()) : null;
+  if (!agent) return { ok: false, reason: 'unauthorized' };
+  const project = await findOwnedProject(deps.db, agent.userId, projectId);
+  return project ? { ok: true, agent, project } : { ok: false, reason: 'not-found' };
+}

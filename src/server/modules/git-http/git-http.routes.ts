@@ -1,0 +1,42 @@
+import { Hono } from 'hono';
+import type { AppDeps, AppEnv } from '@/server/deps.js';
+import { gitAccess } from './git-access.js';
+import { runGitBackend } from './git-backend.js';
+
+/** `/git/<projectId>.git/<smart-HTTP path>`: the only paths served (no dumb protocol, nothing else). */
+const GIT_PATH =
+  /^\/git\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.git(\/info\/refs|\/git-upload-pack|\/git-receive-pack|\/HEAD)$/i;
+
+const challenge = () =>
+  new Response('Authentication required: an agent token as the password (Settings → Agent tokens)\n', {
+    status: 401,
+    headers: { 'WWW-Authenticate': 'Basic realm="AutoCoder", charset="UTF-8"' },
+  });
+
+const notFound = () => new Response('Repository not found\n', { status: 404 });
+
+/**
+ * The shared remote: every project's repository over git smart HTTP, by `git http-backend`.
+ * An agent token is the password (401 otherwise); another user's project, or none, is 404.
+ * Clone, fetch and push; a push to the checked-out branch updates AutoCoder's working tree.
+ */
+export function gitHttpRoutes(deps: AppDeps) {
+  return new Hono<AppEnv>().all('/*', async (c) => {
+    const match = GIT_PATH.exec(c.req.path);
+    if (!match?.[1] || !match[2]) return notFound();
+    const access = await gitAccess(deps, c.req.header('authorization'), match[1].toLowerCase());
+    if (!access.ok) return access.reason === 'unauthorized' ? challenge() : notFound();
+    const { agent, project } = access;
+    const url = new URL(c.req.url);
+    return runGitBackend({
+      repoPath: project.repoPath,
+      subPath: match[2],
+      method: c.req.method,
+      query: url.search.slice(1),
+      headers: c.req.raw.headers,
+      body: c.req.method === 'GET' || c.req.method === 'HEAD' ? null : c.req.raw.body,
+      remoteUser: agent.id,
+      signal: c.req.raw.signal,
+    });
+  });
+}
