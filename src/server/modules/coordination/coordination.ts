@@ -10,10 +10,11 @@ import type {
 import type { Db } from '@/server/db/client.js';
 import { projectStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
+import { resolveProjectByRepoUrl } from '../projects/projects.js';
 import { shownLock } from './lock-overlay.js';
 import type { LockEntry, LockScope, LockStore } from './lock-store.js';
 import type { NeighbourSource } from './neighbours.js';
-import { findProjectByRepoUrl, headContains, repoHeadOf, sameCommit } from './repositories.js';
+import { headContains, repoHeadOf, sameCommit } from './repositories.js';
 import type { Agent } from './tokens.js';
 
 /** The coordination parts of the app: the lock store, the import-graph neighbours, the lock TTL. */
@@ -61,7 +62,7 @@ const viewOf = (lock: LockEntry, lockType: 'DIRECT' | 'NEIGHBOR'): LockView => (
 });
 
 async function contextOf(deps: CoordinationDeps, agent: Agent, input: { repo_url: string; branch: string }) {
-  const project = await findProjectByRepoUrl(deps.db, agent.userId, input.repo_url);
+  const project = await resolveProjectByRepoUrl(deps, agent.userId, input.repo_url);
   const repoHead = await repoHeadOf(project, input.branch);
   const scope: LockScope = { projectId: project.id, branch: input.branch };
   const warnings =

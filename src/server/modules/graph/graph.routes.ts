@@ -3,21 +3,13 @@ import { graphQuerySchema } from '@/contracts/graph.js';
 import type { AppDeps, AppEnv } from '@/server/deps.js';
 import { readQuery } from '@/server/lib/validate.js';
 import { resolveProjectByRepoUrl } from '../projects/projects.js';
-import { normaliseRepoUrl } from '../projects/repo-url.js';
 import { graphView, type LocksFor, noLocks } from './graph-view.js';
 
 /** GET /api/graph?repo_url=…&branch=… (seed 003): the import graph of the branch head, locks overlaid. */
 export function graphRoutes(deps: Pick<AppDeps, 'db' | 'graphs'>, locksFor: LocksFor = noLocks) {
   return new Hono<AppEnv>().get('/', async (c) => {
     const query = readQuery(c, graphQuerySchema);
-    // AutoCoder's own remote is spelled with the host this request came to.
-    const ownHost = normaliseRepoUrl(`${new URL(c.req.url).origin}/x`)?.split('/')[0];
-    const project = await resolveProjectByRepoUrl(
-      deps,
-      c.var.user.id,
-      query.repo_url,
-      new Set(ownHost ? [ownHost] : []),
-    );
+    const project = await resolveProjectByRepoUrl(deps, c.var.user.id, query.repo_url);
     return c.json(await graphView(deps.graphs, project, query.branch, locksFor));
   });
 }

@@ -30,7 +30,7 @@ import {
   type ProjectSettings,
   updateProjectSettings,
 } from './projects.repo.js';
-import { normaliseRepoUrl, ownRemoteProjectId } from './repo-url.js';
+import { normaliseRepoUrl, ownProjectIdOf } from './repo-url.js';
 
 export const DEFAULT_PROJECT_NAME = 'My Project';
 
@@ -79,26 +79,32 @@ export async function getOwnedProject(
 
 /**
  * The user's project a repository URL names: AutoCoder's own remote of the project
- * (`<own host>/git/<projectId>.git`) or the upstream URL it was created from, compared normalised
- * (scheme, credentials, `.git`, `git@host:path`, host case). Two projects from one upstream: the
- * older. 404 REPO_NOT_FOUND when none of the user's projects matches, someone else's included.
+ * (`…/git/<projectId>.git`, whatever host spells it: the server answers only to its own names, a
+ * reverse proxy may rename them, and the id is looked up among the user's own projects) or the
+ * upstream URL it was created from, compared normalised (scheme, credentials, `.git`,
+ * `git@host:path`, host case). Two projects from one upstream: the older. 404 REPO_NOT_FOUND when
+ * none of the user's projects matches, someone else's included. REST, MCP and the graph all use it.
  */
 export async function resolveProjectByRepoUrl(
   deps: Pick<ProjectsDeps, 'db'>,
   userId: string,
   repoUrl: string,
-  ownHosts: ReadonlySet<string>,
 ): Promise<ProjectRow> {
   const wanted = normaliseRepoUrl(repoUrl);
-  const ownId = wanted ? ownRemoteProjectId(wanted, ownHosts) : null;
-  const row = ownId
-    ? await findOwnedProject(deps.db, userId, ownId)
-    : wanted
+  const ownId = wanted ? ownProjectIdOf(wanted) : null;
+  const row =
+    (ownId ? await findOwnedProject(deps.db, userId, ownId) : null) ??
+    (wanted
       ? ((await listProjectRows(deps.db, userId)).find(
           (project) => project.repoUrl !== null && normaliseRepoUrl(project.repoUrl) === wanted,
         ) ?? null)
-      : null;
-  if (!row) throw new AppError('REPO_NOT_FOUND', 'No repository of yours has this URL');
+      : null);
+  if (!row) {
+    throw new AppError(
+      'REPO_NOT_FOUND',
+      'No repository of yours has this repo_url: use the project’s clone URL',
+    );
+  }
   return row;
 }
 

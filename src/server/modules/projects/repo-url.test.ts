@@ -1,43 +1,52 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseRepoUrl, ownRemoteProjectId } from './repo-url.js';
+import { normaliseRepoUrl, ownProjectIdOf } from './repo-url.js';
 
 describe('normaliseRepoUrl', () => {
-  it('makes the spellings of one repository equal', () => {
+  it('gives every spelling of one repository the same name', () => {
     const spellings = [
-      'https://github.com/Acme/Shop.git',
-      'https://github.com/Acme/Shop',
-      'http://GitHub.com/Acme/Shop/',
-      'https://user:token@github.com:443/Acme/Shop.git',
-      'ssh://git@github.com/Acme/Shop.git',
-      'git@github.com:Acme/Shop.git',
-      'github.com/Acme/Shop',
+      'https://github.com/Dedalus/Core.git',
+      'https://github.com/Dedalus/Core',
+      'https://github.com/Dedalus/Core/',
+      'http://GitHub.com/Dedalus/Core.git',
+      'https://user:secret@github.com:443/Dedalus/Core.git',
+      'git@github.com:Dedalus/Core.git',
+      'github.com:Dedalus/Core',
+      'ssh://git@github.com/Dedalus/Core.git',
+      'ssh://git@github.com:22/Dedalus/Core',
+      'git://github.com/Dedalus/Core.git',
+      'github.com/Dedalus/Core',
+      '  https://github.com//Dedalus/Core.git  ',
     ];
-    for (const spelling of spellings)
-      expect(normaliseRepoUrl(spelling), spelling).toBe('github.com/Acme/Shop');
+    for (const url of spellings) expect(normaliseRepoUrl(url), url).toBe('github.com/Dedalus/Core');
   });
 
-  it('keeps what tells repositories apart: the path case, the host, a non-default port', () => {
-    expect(normaliseRepoUrl('https://github.com/acme/shop')).not.toBe(
-      normaliseRepoUrl('https://github.com/Acme/Shop'),
+  it('keeps what tells repositories apart: path case, other ports, other hosts', () => {
+    expect(normaliseRepoUrl('https://github.com/dedalus/core')).not.toBe(
+      normaliseRepoUrl('https://github.com/Dedalus/Core'),
     );
-    expect(normaliseRepoUrl('https://gitlab.com/a/b')).not.toBe(normaliseRepoUrl('https://github.com/a/b'));
     expect(normaliseRepoUrl('https://git.example.com:8443/a/b.git')).toBe('git.example.com:8443/a/b');
+    expect(normaliseRepoUrl('https://gitlab.com/a/b')).not.toBe(normaliseRepoUrl('https://github.com/a/b'));
   });
 
-  it('reads nothing from text that names no repository', () => {
-    for (const text of ['', 'shop', 'https://', 'https://github.com/'])
-      expect(normaliseRepoUrl(text), text).toBeNull();
+  it('names no repository for text without a host or a path', () => {
+    for (const url of ['', '   ', 'core', 'https://', '/srv/repos/core.git', 'https://github.com/'])
+      expect(normaliseRepoUrl(url), url).toBeNull();
   });
 });
 
-describe('ownRemoteProjectId', () => {
-  const id = '0b6c3a52-58d2-4c8e-9b7e-2f1d3c4b5a69';
-  it('reads the project of our own remote on our own host only', () => {
-    const own = new Set(['localhost:3000']);
-    expect(ownRemoteProjectId(normaliseRepoUrl(`http://localhost:3000/git/${id}.git`) ?? '', own)).toBe(id);
-    expect(ownRemoteProjectId(normaliseRepoUrl(`http://evil.example/git/${id}.git`) ?? '', own)).toBeNull();
+describe('ownProjectIdOf', () => {
+  const id = '0b1e6c1a-3f3e-4a51-9c3b-2f0d5d0c9a77';
+
+  it('reads the project id from our own remote, however it is spelt', () => {
+    expect(ownProjectIdOf(normaliseRepoUrl(`http://localhost:3000/git/${id}.git`) ?? '')).toBe(id);
     expect(
-      ownRemoteProjectId(normaliseRepoUrl('http://localhost:3000/git/not-an-id.git') ?? '', own),
-    ).toBeNull();
+      ownProjectIdOf(normaliseRepoUrl(`https://AutoCoder.example.com/git/${id.toUpperCase()}/`) ?? ''),
+    ).toBe(id);
+  });
+
+  it('ignores other paths', () => {
+    expect(ownProjectIdOf(normaliseRepoUrl('http://localhost:3000/git/not-an-id.git') ?? '')).toBeNull();
+    expect(ownProjectIdOf(normaliseRepoUrl(`http://localhost:3000/x/git/${id}.git`) ?? '')).toBeNull();
+    expect(ownProjectIdOf(normaliseRepoUrl(`http://localhost:3000/git/${id}/more.git`) ?? '')).toBeNull();
   });
 });

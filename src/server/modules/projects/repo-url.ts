@@ -6,14 +6,17 @@ const DEFAULT_PORTS: Record<string, string> = {
 };
 
 /**
- * A repository URL as `host/path`, so that spellings of one repository compare equal: no scheme,
- * credentials, default port, trailing `/` or `.git`; the host in lower case; `git@host:path` (scp-like
- * ssh) the same as `https://host/path`. The path keeps its case. Null when no host can be read.
+ * A repository URL reduced to `host/path`, so that the spellings of one repository compare equal:
+ * the scheme, credentials, a default port, a trailing `/` or `.git`, and the host's case are dropped,
+ * and `git@host:path` (scp-like ssh) equals `https://host/path`. The path keeps its case. Null when the
+ * text names no host or no path.
  */
 export function normaliseRepoUrl(input: string): string | null {
   const text = input.trim();
+  if (!text) return null;
   let host: string;
-  let rest: string;
+  let path: string;
+  const scp = /^(?:[^@/:]+@)?([^/:]+):(?!\/\/)(.*)$/.exec(text);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     let url: URL;
     try {
@@ -23,35 +26,45 @@ export function normaliseRepoUrl(input: string): string | null {
     }
     const port = url.port && url.port !== DEFAULT_PORTS[url.protocol] ? `:${url.port}` : '';
     host = url.hostname + port;
-    rest = url.pathname;
+    path = decodeSafely(url.pathname);
+  } else if (scp) {
+    host = scp[1] ?? '';
+    path = scp[2] ?? '';
   } else {
-    // scp-like: [user@]host:path (no "//" after the colon).
-    const colon = text.indexOf(':');
+    // No scheme: `github.com/user/repo`.
     const slash = text.indexOf('/');
-    if (colon > 0 && (slash < 0 || colon < slash)) {
-      host = text.slice(0, colon).replace(/^[^@]*@/, '');
-      rest = text.slice(colon + 1);
-    } else if (slash > 0) {
-      host = text.slice(0, slash);
-      rest = text.slice(slash);
-    } else {
-      return null;
-    }
+    if (slash <= 0) return null;
+    host = text.slice(0, slash);
+    path = text.slice(slash);
   }
   host = host.toLowerCase().replace(/\.$/, '');
-  const path = rest
-    .split('/')
-    .filter(Boolean)
-    .join('/')
-    .replace(/\.git$/i, '');
-  return host && path ? `${host}/${path}` : null;
+  if (!host) return null;
+  const trimmed = path
+    .replace(/\/+/g, '/')
+    .replace(/^\/|\/$/g, '')
+    .replace(/\.git$/i, '')
+    .replace(/\/$/, '');
+  return trimmed ? `${host}/${trimmed}` : null;
 }
 
-const OWN_PATH = /^\/?git\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+function decodeSafely(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
 
-/** The project id of AutoCoder's own remote (`<own host>/git/<projectId>.git`), or null. */
-export function ownRemoteProjectId(normalised: string, ownHosts: ReadonlySet<string>): string | null {
-  const slash = normalised.indexOf('/');
-  if (slash < 0 || !ownHosts.has(normalised.slice(0, slash))) return null;
-  return OWN_PATH.exec(normalised.slice(slash))?.[1]?.toLowerCase() ?? null;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The project id in AutoCoder's own remote, `<host>/git/<projectId>.git` (normalised), or null when the
+ * URL is not of that form. The host is not compared: the server answers only to its own names (others
+ * get 421 before any route), a reverse proxy may rename it, and the id is looked up among the caller's
+ * own projects anyway.
+ */
+export function ownProjectIdOf(normalised: string): string | null {
+  const match = /^[^/]+\/git\/([^/]+)$/.exec(normalised);
+  const id = match?.[1] ?? '';
+  return UUID.test(id) ? id.toLowerCase() : null;
 }
