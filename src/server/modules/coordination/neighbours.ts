@@ -13,10 +13,3 @@ export interface Neighbours {
 export interface NeighbourSource {
   neighbours(projectId: string, branch: string, paths: readonly string[]): Promise<Neighbours>;
 }
-
-/** Until a graph is wired in: no file has neighbours, so only DIRECT locks are reported. */
-export const noNeighbours: NeighbourSource = {
-  async neighbours() {
-    return { imports: [], importedBy: [] };
-  },
-};
