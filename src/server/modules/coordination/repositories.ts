@@ -1,4 +1,3 @@
-import type { Db } from '@/server/db/client.js';
 import { GitError } from '@/server/lib/git.js';
 import type { ProjectRow } from '../projects/projects.repo.js';
 import { branchCommit, isAncestor, resolveCommit } from '../workspace/refs.js';
