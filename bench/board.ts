@@ -2,21 +2,15 @@
 // clients at once, as the board's browser asks for it — gzip accepted, the last ETag sent back.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCard, TaskCategory, TaskPriority } from '../src/contracts/tasks.js';
-import { type Aim, baseEnv, cpuProfileArgs, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
+import { type Aim, intEnv, summarizeLog } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
 import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
 import { redactUrl } from './lib/postgres.js';
-import { freePort, makeTempDir, removeTempDir, spawnGroup, waitHealthy } from './lib/processes.js';
+import { startBenchServer } from './lib/server.js';
 import { round } from './lib/stats.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const BOARD_AIMS = { listP99Ms: 20 };
 
@@ -68,24 +62,10 @@ export async function benchBoard(
   databaseUrl: string | undefined,
   config: BoardConfig,
 ): Promise<BoardDbResult> {
-  const dataDir = await makeTempDir(`autocoder-bench-board-${kind}-`);
-  const port = await freePort();
-  const since = performance.now();
-  const server = spawnGroup(process.execPath, [...cpuProfileArgs(), 'dist/server/main.js'], root, {
-    ...baseEnv(),
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    AUTOCODER_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    [RATE_LIMIT_ENV]: '1000000',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  });
+  const bench = await startBenchServer({ kind, databaseUrl, name: 'board', cpuProfile: true });
+  const { server, port } = bench;
   const agent = new http.Agent({ keepAlive: true, maxSockets: config.clients + 1, timeout: 4_000 });
   try {
-    const health = await waitHealthy(port, server, since, { intervalMs: 20 });
-    const served = (JSON.parse(health.body) as Health).database;
-    if (served !== kind) throw new Error(`the server runs on ${served}, expected ${kind}`);
-
     const owner = new BenchClient(agent, port);
     const projectId = await registerWithProject(
       owner,
@@ -248,8 +228,7 @@ export async function benchBoard(
     };
   } finally {
     agent.destroy();
-    await server.stop();
-    await removeTempDir(dataDir);
+    await bench.stop();
   }
 }
 

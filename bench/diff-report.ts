@@ -22,18 +22,33 @@ export function printDiff(result: DiffDbResult, config: DiffBenchConfig): void {
   console.log(
     table(
       ['scenario', 'clients', 'ok', 'err', 'p50', 'p90', 'p99', 'max', 'req/s', 'srv CPU'],
-      result.scenarios.map((s) => [
-        `${s.name}  ${s.label}`,
-        String(s.concurrency),
-        int(s.ok),
-        int(s.errors),
-        ms(s.latency.p50),
-        ms(s.latency.p90),
-        ms(s.latency.p99),
-        ms(s.latency.max),
-        int(s.throughput),
-        s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
-      ]),
+      [
+        ...result.scenarios.map((s) => [
+          `${s.name}  ${s.label}`,
+          String(s.concurrency),
+          int(s.ok),
+          int(s.errors),
+          ms(s.latency.p50),
+          ms(s.latency.p90),
+          ms(s.latency.p99),
+          ms(s.latency.max),
+          int(s.throughput),
+          s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
+        ]),
+        // One approval per fresh run: a median and a maximum, no percentiles past them.
+        ...result.approve.map((a) => [
+          `approve (${a.case})  POST …/approve, one fresh run each`,
+          '1',
+          int(a.runs.length),
+          '0',
+          ms(a.p50),
+          '–',
+          '–',
+          ms(a.max),
+          '–',
+          '–',
+        ]),
+      ],
     ),
   );
   for (const entry of result.serverLog.slice(0, 5))

@@ -1,27 +1,20 @@
 // The diff part of `npm run bench` (`npm run bench -- diff`): the diff API of a run whose branch touches
-// 200 files with 20,000 changed lines, read by a few clients at once (issue 8's aims).
-import { execFile } from 'node:child_process';
+// 200 files with 20,000 changed lines, read by a few clients at once (issue 8's aims), and the time to
+// approve (merge) such runs (bench/approve.ts).
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { RunDiff } from '../src/contracts/diff.js';
-import type { Health } from '../src/contracts/health.js';
-import type { Task } from '../src/contracts/tasks.js';
-import { baseEnv, cpuProfileArgs, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
+import { type ApproveFigures, benchApprovals } from './approve.js';
+import { createBigRun } from './big-run.js';
+import { intEnv, summarizeLog } from './lib/common.js';
 import { int, ms } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
 import { redactUrl } from './lib/postgres.js';
-import { freePort, makeTempDir, removeTempDir, spawnGroup, waitHealthy } from './lib/processes.js';
+import { startBenchServer } from './lib/server.js';
 import { round } from './lib/stats.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const run = promisify(execFile);
 
 export interface DiffBenchConfig {
   /** Files the branch touches (half modified from the base, half added), besides the simulator's own. */
@@ -32,6 +25,8 @@ export interface DiffBenchConfig {
   summaryRequests: number;
   fileRequests: number;
   timeCapMs: number;
+  /** Fresh runs of the same size approved per case (fast-forward, merge commit); 0: none. */
+  approveRuns: number;
 }
 
 export function diffConfig(): DiffBenchConfig {
@@ -42,6 +37,7 @@ export function diffConfig(): DiffBenchConfig {
     summaryRequests: intEnv('BENCH_DIFF_SUMMARY_REQUESTS', 200),
     fileRequests: intEnv('BENCH_DIFF_FILE_REQUESTS', 1000),
     timeCapMs: intEnv('BENCH_DIFF_TIME_CAP_S', 60) * 1000,
+    approveRuns: intEnv('BENCH_APPROVE_RUNS', 5),
   };
 }
 
@@ -55,129 +51,39 @@ export type DiffDbResult =
       /** The first summary and the first read of one file: computed by git, nothing kept yet. */
       coldMs: { summary: number; file: number };
       scenarios: ScenarioResult[];
+      /** POST …/approve of fresh runs of the same size, per case (bench/approve.ts). */
+      approve: ApproveFigures[];
       loadAverage: { start: number[]; end: number[] };
       serverLog: { line: string; count: number }[];
     }
   | { status: 'skipped'; database: 'pglite' | 'postgres'; reason: string };
 
 const PASSWORD = 'correct horse battery staple';
-const git = (cwd: string, args: string[]) =>
-  run('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@localhost', ...args], {
-    cwd,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-
-/** A source-like line: files differ, and so do their lines. */
-const line = (file: number, index: number, salt: string) =>
-  `export const value_${file}_${index} = '${salt}-${file}-${index}-${'x'.repeat(24)}';`;
-const extensions = ['ts', 'tsx', 'py', 'go', 'md', 'json', 'css', 'rs'];
-const fileName = (index: number) =>
-  `pkg${index % 10}/module-${index}.${extensions[index % extensions.length] ?? 'txt'}`;
-
-/** Writes `count` files of `lines` lines under `dir` (numbered from `first`) and commits them. */
-async function writeFiles(
-  dir: string,
-  first: number,
-  count: number,
-  content: (file: number) => string,
-  message: string,
-) {
-  for (let file = first; file < first + count; file++) {
-    const target = path.join(dir, fileName(file));
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, content(file));
-  }
-  await git(dir, ['add', '-A']);
-  await git(dir, ['commit', '--quiet', '--no-verify', '-m', message]);
-}
-
-async function waitForRun(owner: BenchClient, taskId: string): Promise<{ runId: string; status: string }> {
-  const deadline = performance.now() + 120_000;
-  for (;;) {
-    const status = await owner.json<{ runId: string; status: string }>(
-      'GET',
-      `/api/pipeline/${taskId}/status`,
-      undefined,
-      200,
-    );
-    if (status.status !== 'running') return status;
-    if (performance.now() > deadline) throw new Error('the run did not end within 120 s');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 export async function benchDiff(
   kind: 'pglite' | 'postgres',
   databaseUrl: string | undefined,
   config: DiffBenchConfig,
 ): Promise<DiffDbResult> {
-  const dataDir = await makeTempDir(`autocoder-bench-diff-${kind}-`);
-  const port = await freePort();
-  const since = performance.now();
-  const server = spawnGroup(process.execPath, [...cpuProfileArgs(), 'dist/server/main.js'], root, {
-    ...baseEnv(),
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    AUTOCODER_DATA_DIR: dataDir,
-    AUTOCODER_SIMULATOR_DELAY_MS: '0',
-    LOG_LEVEL: 'warn',
-    [RATE_LIMIT_ENV]: '1000000',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  const bench = await startBenchServer({
+    kind,
+    databaseUrl,
+    name: 'diff',
+    env: { AUTOCODER_SIMULATOR_DELAY_MS: '0' },
+    cpuProfile: true,
   });
+  const { server, port, dataDir } = bench;
   const agent = new http.Agent({ keepAlive: true, maxSockets: config.clients + 1, timeout: 4_000 });
   try {
-    const health = await waitHealthy(port, server, since, { intervalMs: 20 });
-    const served = (JSON.parse(health.body) as Health).database;
-    if (served !== kind) throw new Error(`the server runs on ${served}, expected ${kind}`);
-
     const owner = new BenchClient(agent, port);
     const projectId = await registerWithProject(
       owner,
       `diff-${randomBytes(4).toString('hex')}@example.com`,
       PASSWORD,
     );
-    // Half the files exist on the default branch before the run (the branch modifies them), half are new.
-    const modified = Math.floor(config.files / 2);
-    const added = config.files - modified;
-    const perFile = Math.max(2, Math.round(config.lines / config.files));
-    const half = Math.floor(perFile / 2);
-    const repoPath = path.join(dataDir, 'repos', projectId);
-    await writeFiles(
-      repoPath,
-      0,
-      modified,
-      (file) => `${Array.from({ length: perFile }, (_, i) => line(file, i, 'base')).join('\n')}\n`,
-      'Files the run will change',
-    );
-
-    const task = await owner.json<Task>(
-      'POST',
-      '/api/tasks',
-      { projectId, title: 'Add greeting helper', description: 'A function that greets a person by name.' },
-      201,
-    );
-    await owner.json('POST', `/api/tasks/${task.id}/start-pipeline`, { provider: 'simulator' }, 202);
-    const ended = await waitForRun(owner, task.id);
-    if (ended.status !== 'passed') throw new Error(`the run ended ${ended.status}, expected passed`);
-
-    // On the run's branch, in its worktree (kept until approval): every modified file gets `half`
-    // lines replaced (half deletions, half additions), every added file `perFile` lines.
-    const worktree = path.join(dataDir, 'worktrees', ended.runId);
-    await writeFiles(
-      worktree,
-      0,
-      modified,
-      (file) =>
-        `${Array.from({ length: perFile }, (_, i) => line(file, i, i < half ? 'changed' : 'base')).join('\n')}\n`,
-      'Change half of every file',
-    );
-    await writeFiles(
-      worktree,
-      modified,
-      added,
-      (file) => `${Array.from({ length: perFile }, (_, i) => line(file, i, 'new')).join('\n')}\n`,
-      'Add the other files',
-    );
+    const change = { files: config.files, lines: config.lines };
+    const where = { dataDir, projectId };
+    const ended = await createBigRun(owner, where, change, { title: 'Add greeting helper', dir: '' });
 
     const diffPath = `/api/pipeline/runs/${ended.runId}/diff`;
     const coldStart = performance.now();
@@ -248,6 +154,8 @@ export async function benchDiff(
       1,
       (w, i) => get(w, fileTarget(i)),
     );
+    const approve =
+      config.approveRuns > 0 ? await benchApprovals(owner, where, change, config.approveRuns) : [];
 
     return {
       status: 'ok',
@@ -256,12 +164,12 @@ export async function benchDiff(
       shape,
       coldMs,
       scenarios,
+      approve,
       loadAverage: { start, end: os.loadavg().map((value) => round(value, 2)) },
       serverLog: summarizeLog(server.output()),
     };
   } finally {
     agent.destroy();
-    await server.stop();
-    await removeTempDir(dataDir);
+    await bench.stop();
   }
 }

@@ -3,8 +3,11 @@
 // concurrent pipeline runs watched over SSE (the pipeline part, bench/pipeline/), the board's list at
 // 1,000 tasks (the board part, bench/board.ts), a run's diff of 200 files (bench/diff.ts), and the
 // import graph of a generated 10,000-file TypeScript repository beside madge and dependency-cruiser
-// (the graph part, bench/graph.ts).
-// `npm run bench -- foundation` (or pipeline, sse-flood, board, diff, graph) runs one part. See bench/README.md.
+// (the graph part, bench/graph.ts), and 50 agents calling check_status / post_status over REST and MCP
+// on each lock store (the coordination part, bench/coordination.ts).
+// Workspace services through their proxies (the services part, bench/services-proxy.ts).
+// `npm run bench -- foundation` (or pipeline, sse-flood, board, diff, graph, coordination, services)
+// runs one part. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -17,10 +20,14 @@ import { fileURLToPath } from 'node:url';
 import type { Health } from '../src/contracts/health.js';
 import type { Task, TaskCategory, TaskPriority, TaskStatus } from '../src/contracts/tasks.js';
 import { type BoardDbResult, benchBoard, boardAims, boardConfig, printBoard } from './board.js';
+import { benchCoordinationServer, type CoordinationServerResult } from './coordination.js';
+import { coordinationConfig, type StoreKind } from './coordination-config.js';
+import { type CoordinationPartResult, coordinationAims, printCoordination } from './coordination-report.js';
+import { benchStoreDirect } from './coordination-store.js';
 import { benchDiff, type DiffDbResult, diffConfig } from './diff.js';
 import { diffAims, printDiff } from './diff-report.js';
 import { benchGraph, type GraphResult, graphAims, graphConfig, printGraph } from './graph.js';
-import { type Aim, baseEnv, firstLine, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
+import { type Aim, baseEnv, firstLine, intEnv, summarizeLog } from './lib/common.js';
 import { formatJson, int, ms, table } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
@@ -36,19 +43,36 @@ import {
   stopAll,
   waitHealthy,
 } from './lib/processes.js';
+import { startBenchServer } from './lib/server.js';
 import { median, round } from './lib/stats.js';
 import { benchPipeline } from './pipeline/bench-pipeline.js';
 import { pipelineConfig } from './pipeline/config.js';
 import { pipelineAims, printPipeline } from './pipeline/report.js';
 import type { PipelineDbResult } from './pipeline/result.js';
+import {
+  benchServices,
+  printServices,
+  type ServicesResult,
+  servicesAims,
+  servicesConfig,
+} from './services-proxy.js';
 import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from './sse-flood.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const PARTS = ['foundation', 'pipeline', 'sse-flood', 'board', 'diff', 'graph'] as const;
+const PARTS = [
+  'foundation',
+  'pipeline',
+  'sse-flood',
+  'board',
+  'diff',
+  'graph',
+  'coordination',
+  'services',
+] as const;
 type Part = (typeof PARTS)[number];
 const USAGE =
-  'usage: npm run bench [-- foundation|pipeline|sse-flood|board|diff|graph …]   (no part: all, in that order)';
+  'usage: npm run bench [-- foundation|pipeline|sse-flood|board|diff|graph|coordination|services …]   (no part: all, in that order)';
 
 /** The parts named on the command line (`npm run bench -- pipeline`); none means all of them. */
 function parseParts(args: readonly string[]): Part[] {
@@ -238,19 +262,8 @@ const DESCRIPTION =
   'without waiting. Acceptance: the list loads quickly, moves are saved at once, nothing is lost.';
 
 async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promise<DatabaseResult> {
-  const dataDir = await makeTempDir(`autocoder-bench-${kind}-`);
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...baseEnv(),
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    AUTOCODER_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    [RATE_LIMIT_ENV]: '1000000',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  };
-  const since = performance.now();
-  const server = spawnGroup(process.execPath, ['dist/server/main.js'], root, env);
+  const bench = await startBenchServer({ kind, databaseUrl });
+  const { server, port } = bench;
   // Idle sockets are dropped after 4 s, before the server's 5 s keep-alive timeout can close one
   // under a request just being sent (which would show as ECONNRESET).
   const agent = new http.Agent({
@@ -259,10 +272,7 @@ async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promi
     timeout: 4_000,
   });
   try {
-    const health = await waitHealthy(port, server, since, { intervalMs: 20 });
-    const served = (JSON.parse(health.body) as Health).database;
-    if (served !== kind) throw new Error(`the server runs on ${served}, expected ${kind}`);
-    console.log(`  server up in ${ms(health.ms)} ms on port ${port}`);
+    console.log(`  server up in ${ms(bench.startMs)} ms on port ${port}`);
 
     // --- seed: one account, its default project, N tasks
     const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
@@ -424,7 +434,7 @@ async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promi
       status: 'ok',
       database: kind,
       ...(databaseUrl ? { postgresUrl: redactUrl(databaseUrl) } : {}),
-      serverStartMs: round(health.ms, 0),
+      serverStartMs: round(bench.startMs, 0),
       listResponseBytes: listed.body.length,
       seed,
       scenarios,
@@ -433,8 +443,7 @@ async function benchServer(kind: DbKind, databaseUrl: string | undefined): Promi
     };
   } finally {
     agent.destroy();
-    await server.stop();
-    await removeTempDir(dataDir);
+    await bench.stop();
   }
 }
 
@@ -750,6 +759,47 @@ async function runGraphPart(): Promise<{ result: GraphResult; aims: Aim[] }> {
   return { result, aims: graphAims(result) };
 }
 
+const coordinationSettings = coordinationConfig();
+/** The settings as the results file records them: the Redis URL without a password. */
+const coordinationConfigForJson = () => ({
+  ...coordinationSettings,
+  redisUrl: coordinationSettings.redisUrl ? redactUrl(coordinationSettings.redisUrl) : null,
+});
+
+async function runCoordinationPart(): Promise<{ result: CoordinationPartResult; aims: Aim[] }> {
+  const stores: StoreKind[] = coordinationSettings.redisUrl ? ['memory', 'redis'] : ['memory'];
+  console.log(
+    `\n=== Coordination: ${coordinationSettings.agents} agents calling check_status / post_status over REST and MCP; ` +
+      `lock stores: ${stores.join(', ')}${coordinationSettings.redisUrl ? '' : ' (set REDIS_URL for Redis)'}`,
+  );
+  const direct = [];
+  for (const store of stores) direct.push(await benchStoreDirect(store, coordinationSettings));
+  const perDatabase = await eachDatabase<CoordinationServerResult[]>(
+    async (kind, databaseUrl) => {
+      const results: CoordinationServerResult[] = [];
+      for (const store of stores) {
+        console.log(`  ${store === 'memory' ? 'in-process' : 'Redis'} lock store`);
+        results.push(await benchCoordinationServer(kind, databaseUrl, store, coordinationSettings));
+      }
+      return results;
+    },
+    (database, reason) => stores.map((store) => ({ status: 'skipped', database, store, reason })),
+  );
+  const result = { direct, servers: perDatabase.flat() };
+  return { result, aims: coordinationAims(result, coordinationSettings) };
+}
+
+const servicesSettings = servicesConfig();
+
+async function runServicesPart(): Promise<{ result: ServicesResult; aims: Aim[] }> {
+  console.log(
+    `\n=== Services: a service's answer directly, through its preview and through the path proxy, ` +
+      `${servicesSettings.clients} clients, ${servicesSettings.requests} requests each`,
+  );
+  const result = await benchServices(servicesSettings);
+  return { result, aims: servicesAims(result) };
+}
+
 interface PreviousResults {
   startedAt?: string;
   environment?: { commit?: string | null; dirty?: boolean | null; loadAverage?: number[] };
@@ -761,6 +811,8 @@ interface PreviousResults {
   sseFlood?: unknown;
   diff?: unknown;
   graph?: unknown;
+  coordination?: unknown;
+  services?: unknown;
   aims?: Aim[];
   carriedOver?: Partial<Record<Part, unknown>>;
 }
@@ -811,6 +863,8 @@ async function main(): Promise<void> {
   const board = parts.includes('board') ? await runBoardPart() : null;
   const diff = parts.includes('diff') ? await runDiffPart() : null;
   const graph = parts.includes('graph') ? await runGraphPart() : null;
+  const coordination = parts.includes('coordination') ? await runCoordinationPart() : null;
+  const services = parts.includes('services') ? await runServicesPart() : null;
   const aims = [
     ...(foundation?.aims ?? []),
     ...(pipeline?.aims ?? []),
@@ -818,6 +872,8 @@ async function main(): Promise<void> {
     ...(board?.aims ?? []),
     ...(diff?.aims ?? []),
     ...(graph?.aims ?? []),
+    ...(coordination?.aims ?? []),
+    ...(services?.aims ?? []),
   ];
 
   // --- report
@@ -843,6 +899,14 @@ async function main(): Promise<void> {
     console.log('\n--- Graph');
     printGraph(graph.result);
   }
+  if (coordination) {
+    console.log('\n--- Coordination');
+    printCoordination(coordination.result, coordinationSettings);
+  }
+  if (services) {
+    console.log('\n--- Services');
+    printServices(services.result, servicesSettings);
+  }
   console.log('\nAims');
   console.log(
     table(
@@ -860,13 +924,17 @@ async function main(): Promise<void> {
   const resultsDir = path.join(root, 'bench', 'results');
   const resultsFile = path.join(resultsDir, 'latest.json');
   const previous =
-    foundation && pipeline && sseFlood && board && diff && graph ? null : await previousResults(resultsFile);
+    foundation && pipeline && sseFlood && board && diff && graph && coordination && services
+      ? null
+      : await previousResults(resultsFile);
   const keepFoundation = !foundation && previous?.start !== undefined;
   const keepPipeline = !pipeline && previous?.pipeline !== undefined;
   const keepSseFlood = !sseFlood && previous?.sseFlood !== undefined;
   const keepBoard = !board && previous?.board !== undefined;
   const keepDiff = !diff && previous?.diff !== undefined;
   const keepGraph = !graph && previous?.graph !== undefined;
+  const keepCoordination = !coordination && previous?.coordination !== undefined;
+  const keepServices = !services && previous?.services !== undefined;
   const kept: Record<Part, boolean> = {
     foundation: keepFoundation,
     pipeline: keepPipeline,
@@ -874,6 +942,8 @@ async function main(): Promise<void> {
     board: keepBoard,
     diff: keepDiff,
     graph: keepGraph,
+    coordination: keepCoordination,
+    services: keepServices,
   };
   const keptAims = (previous?.aims ?? []).filter((aim) => kept[aim.part ?? 'foundation']);
   const result = {
@@ -942,8 +1012,26 @@ async function main(): Promise<void> {
       : keepGraph
         ? { graph: previous?.graph }
         : {}),
+    ...(coordination
+      ? { coordination: { config: coordinationConfigForJson(), ...coordination.result } }
+      : keepCoordination
+        ? { coordination: previous?.coordination }
+        : {}),
+    ...(services
+      ? { services: { config: servicesSettings, ...services.result } }
+      : keepServices
+        ? { services: previous?.services }
+        : {}),
     aims: [...aims, ...keptAims],
-    ...(previous && (keepFoundation || keepPipeline || keepSseFlood || keepBoard || keepDiff || keepGraph)
+    ...(previous &&
+    (keepFoundation ||
+      keepPipeline ||
+      keepSseFlood ||
+      keepBoard ||
+      keepDiff ||
+      keepGraph ||
+      keepCoordination ||
+      keepServices)
       ? {
           carriedOver: Object.fromEntries(
             PARTS.filter((part) => kept[part]).map((part) => [

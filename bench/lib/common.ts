@@ -84,7 +84,7 @@ export interface Aim {
   unit: string;
   met: boolean | null;
   /** The bench part that measures it. */
-  part?: 'foundation' | 'pipeline' | 'sse-flood' | 'board' | 'diff' | 'graph';
+  part?: 'foundation' | 'pipeline' | 'sse-flood' | 'board' | 'diff' | 'graph' | 'coordination' | 'services';
 }
 
 /**

@@ -36,13 +36,29 @@ export const ERROR_CODES = {
   DIFF_NOT_READY: 409,
   /** The run's branch no longer exists in the repository, so its diff cannot be computed. */
   RUN_BRANCH_GONE: 409,
+  /** Retry of a run paused by its task's token budget, while the budget still does not cover its next call. */
+  BUDGET_EXCEEDED: 409,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   MISDIRECTED_REQUEST: 421,
   RATE_LIMITED: 429,
   TOO_MANY_PIPELINES: 429,
   INTERNAL_ERROR: 500,
   BRANCH_NOT_FOUND: 404,
   GRAPH_UNAVAILABLE: 503,
+  WORKSPACE_NOT_FOUND: 404,
+  // Workspace services: seed 002's codes, spelled as the seed spells them.
+  service_not_found: 404,
+  service_already_running: 409,
+  service_not_running: 400,
+  service_no_port: 400,
+  service_is_passive: 400,
+  /** The service's port refused the proxy's connection (it is not listening yet, or any more). */
+  connection_refused: 503,
+  /** The proxy could not reach the service for another reason (reset, timeout). */
+  bad_gateway: 502,
+  /** A preview host was opened without a valid preview cookie (or with a used or expired ticket). */
+  preview_unauthorized: 401,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -39,3 +39,17 @@ export interface GraphResponse {
   /** Files that could not be parsed, tsconfig entries ignored, truncation (at most 100 lines). */
   warnings: string[];
 }
+
+/**
+ * On the project's stream: a branch of the project's repository moved (a push to AutoCoder's remote,
+ * an approval's merge, a revert). A graph of that branch is now of an older head: the graph view
+ * fetches it again.
+ */
+export interface HeadMovedData {
+  branch: string;
+  /** The branch's new head commit. */
+  head: string;
+  timestamp: number;
+}
+
+export type HeadMovedEvent = { type: 'head-moved'; data: HeadMovedData };

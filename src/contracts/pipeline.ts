@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { cleanString, rawString } from './common.js';
 import type { CoordinationEvent } from './coordination.js';
+import type { HeadMovedEvent } from './graph.js';
 import type { TaskStatus } from './task-status.js';
 
 /** The phase a run is in, or how it ended. */
@@ -92,6 +93,8 @@ export const ERROR_TYPES = [
   'run_timeout',
   /** Another agent kept writing a file the coder changed for longer than LOCK_WAIT_SECONDS. */
   'lock_conflict',
+  /** The next provider call could pass the task's token budget (the project's `taskTokenBudget`), so it was not made. */
+  'budget_exceeded',
 ] as const;
 export type PipelineErrorType = (typeof ERROR_TYPES)[number];
 
@@ -105,6 +108,17 @@ export const errorDetailsSchema = z.object({
   retryCount: z.number().int().min(0).default(0),
   maxRetries: z.number().int().default(MAX_RETRIES),
   timestamp: z.number(),
+  /** For `budget_exceeded`: what the task had spent, its budget, and the worst case of the call that was not made. */
+  budget: z
+    .object({
+      spentTokens: z.number().int(),
+      budgetTokens: z.number().int(),
+      /** The call's estimated input tokens (see `pipeline/budget.ts`). */
+      callInputTokens: z.number().int(),
+      /** The call's answer-token limit (its agent's `maxTokens`). */
+      callMaxOutputTokens: z.number().int(),
+    })
+    .optional(),
 });
 export type ErrorDetails = z.infer<typeof errorDetailsSchema>;
 
@@ -206,6 +220,11 @@ export interface PipelineRunSummary {
   /** Iteration at which the current round of automatic fixes began (0, or a request for changes). */
   roundStart: number;
   usage: TokenUsage & { costUsd: number };
+  /**
+   * What the task's earlier runs spent, fixed when this run was created (only a task's latest run
+   * can spend): with `usage`, the task's spend against its project's `taskTokenBudget`.
+   */
+  earlierRunsUsage: TokenUsage & { costUsd: number };
   reviewScore: number | null;
   errorDetails: ErrorDetails | null;
   startedAt: string;
@@ -289,8 +308,8 @@ export interface RunUpdateData {
 }
 
 /**
- * Every event a task's stream carries; the project stream carries task-status, run-update and the
- * coordination events (locks taken, refused, released, expired).
+ * Every event a task's stream carries; the project stream carries task-status, run-update, the
+ * coordination events (locks taken, refused, released, expired) and head-moved (a branch moved).
  */
 export type PipelineEvent =
   | { type: 'agent-log'; data: AgentLogData }
@@ -303,7 +322,8 @@ export type PipelineEvent =
   | { type: 'timeout'; data: TimeoutData }
   | { type: 'check-log'; data: CheckLogData }
   | { type: 'check-result'; data: CheckResultData }
-  | CoordinationEvent;
+  | CoordinationEvent
+  | HeadMovedEvent;
 
 export type PipelineEventType = PipelineEvent['type'];
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cleanString } from './common.js';
+import { serviceEnvSchema } from './services.js';
 
 const projectName = cleanString().min(1, 'Name is required').max(100, 'Name must be at most 100 characters');
 
@@ -20,7 +21,13 @@ export const CHECK_COMMAND_MAX_LENGTH = 1000;
 /** Seconds a check may run (`checkTimeoutSeconds`). */
 export const CHECK_TIMEOUT_SECONDS = { min: 10, max: 3600, default: 300 } as const;
 
-/** PATCH /api/projects/:id — any of the fields; an empty check command clears it. */
+/**
+ * Tokens (input + output, over all runs of a task) a task may spend (`taskTokenBudget`); null: no
+ * budget. The upper bound keeps it in a 32-bit column.
+ */
+export const TASK_TOKEN_BUDGET = { min: 1, max: 2_000_000_000 } as const;
+
+/** PATCH /api/projects/:id — any of the fields; an empty check command clears it, a null budget removes it. */
 export const updateProjectSchema = z
   .strictObject({
     name: projectName.optional(),
@@ -44,9 +51,21 @@ export const updateProjectSchema = z
         `The check timeout must be at most ${CHECK_TIMEOUT_SECONDS.max} seconds`,
       )
       .optional(),
+    taskTokenBudget: z
+      .number('The token budget must be a number of tokens, or null for none')
+      .int('The token budget must be a whole number of tokens')
+      .min(TASK_TOKEN_BUDGET.min, `The token budget must be at least ${TASK_TOKEN_BUDGET.min} token`)
+      .max(
+        TASK_TOKEN_BUDGET.max,
+        `The token budget must be at most ${TASK_TOKEN_BUDGET.max.toLocaleString('en-US')} tokens`,
+      )
+      .nullable()
+      .optional(),
+    /** Environment variables of the project's services (the whole set: it replaces the previous one). */
+    serviceEnv: serviceEnvSchema.optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'Give at least one of name, checkCommand, checkTimeoutSeconds',
+    message: 'Give at least one of name, checkCommand, checkTimeoutSeconds, taskTokenBudget, serviceEnv',
   });
 
 export const filePathQuerySchema = z.strictObject({ path: z.string().min(1).max(4096) });
@@ -68,6 +87,13 @@ export interface Project {
   checkCommand: string | null;
   /** The check fails when it runs longer than this (10–3600). */
   checkTimeoutSeconds: number;
+  /**
+   * Tokens (input + output) each task may spend over all its runs; a provider call that could pass
+   * it is not made and the run pauses (`budget_exceeded`). Null: no budget.
+   */
+  taskTokenBudget: number | null;
+  /** Environment variables the project's services get (issue 10); the owner's own values. */
+  serviceEnv: Record<string, string>;
   createdAt: string;
   updatedAt: string;
 }

@@ -1,4 +1,11 @@
-import type { ActivePhase, AgentType, CheckResultData, PipelinePhase, PipelineStatus } from './pipeline.js';
+import type {
+  ActivePhase,
+  AgentType,
+  CheckResultData,
+  PipelineErrorType,
+  PipelinePhase,
+  PipelineStatus,
+} from './pipeline.js';
 import type { TaskStatus } from './tasks.js';
 
 /**
@@ -49,6 +56,18 @@ export type ActiveRunStatus = (typeof ACTIVE_RUN_STATUSES)[number];
 /** True while the run is active (running or paused). */
 export function isActiveRun(status: string | null | undefined): status is ActiveRunStatus {
   return (ACTIVE_RUN_STATUSES as readonly string[]).includes(status ?? '');
+}
+
+/**
+ * Pauses no provider or model caused, that wait for a person's decision (a higher token budget):
+ * such a pause never ends the run as failed, and the Retry after it spends none of the run's
+ * `MAX_RETRIES` and waits no backoff.
+ */
+export const PAUSES_WITHOUT_RETRY_COST = ['budget_exceeded'] as const satisfies readonly PipelineErrorType[];
+
+/** Whether a Retry after a pause of this type counts against `MAX_RETRIES` (and waits its backoff). */
+export function retryCostsAttempt(type: PipelineErrorType | null | undefined): boolean {
+  return !(PAUSES_WITHOUT_RETRY_COST as readonly string[]).includes(type ?? '');
 }
 
 /** The agent that works in each phase. */

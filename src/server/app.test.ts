@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { protectedApi } from './app.js';
 import type { AppEnv } from './deps.js';
 import { AppError } from './lib/errors.js';
+import { apiRouter } from './openapi/route.js';
 import { createTestApp, signedInClient, type TestApp, TestClient } from './testing/test-app.js';
 
 let t: TestApp;
@@ -13,7 +14,8 @@ afterAll(async () => t.close());
 
 describe('the protected API', () => {
   it('answers 401 to a request without a session for any router mounted on it, and lets a session through', async () => {
-    const throwaway = new Hono<AppEnv>().get('/', (c) => c.json({ userId: c.var.user.id }));
+    const throwaway = apiRouter();
+    throwaway.get('/', (c) => c.json({ userId: c.var.user.id }));
     const app = new Hono<AppEnv>()
       .route('/api', protectedApi(t.deps, [['/throwaway', throwaway]]))
       .onError((error, c) =>

@@ -2,15 +2,15 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ApiErrorBody } from '../contracts/errors.js';
-import type { Health } from '../contracts/health.js';
 import type { AppDeps, AppEnv } from './deps.js';
 import { type HostRules, hostCheck, hostRulesFor } from './http/host-check.js';
-import { checkOrigin, requireSession } from './http/middleware.js';
+import { checkOrigin, requireSession, SESSION_COOKIE } from './http/middleware.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { coordinationRoutes, projectLocksRoutes } from './modules/coordination/coordination.routes.js';
@@ -25,7 +25,13 @@ import { diffRoutes } from './modules/pipeline/diff.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
 import { taskReplayStart } from './modules/pipeline/replay-start.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
+import { previewHost } from './modules/services/preview.routes.js';
+import { isServiceProxyPath, serviceRoutes } from './modules/services/services.routes.js';
+import { workspaceRoutes } from './modules/services/workspaces.routes.js';
 import { taskRoutes } from './modules/tasks/tasks.routes.js';
+import { docsRoutes } from './openapi/docs.routes.js';
+import { healthRoutes } from './openapi/health.routes.js';
+import { apiRouter } from './openapi/route.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -47,24 +53,37 @@ const LOOPBACK_ON_PORT_80 = hostRulesFor({
 
 /** The composition root: every router, the error mapping and the web app, over the given dependencies. */
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
-  const app = new Hono<AppEnv>();
+  const app = apiRouter();
+  const hosts = options.hosts ?? (() => LOOPBACK_ON_PORT_80);
+  const baseDomain = () => hosts().baseDomain;
 
-  // First: nothing runs for a request addressed to a foreign host (DNS rebinding).
-  app.use('*', hostCheck(options.hosts ?? (() => LOOPBACK_ON_PORT_80)));
+  // Service previews (`{workspace}-svc-{service}.{AUTOCODER_BASE_DOMAIN}`) are the services' own
+  // pages, not the app's: they are proxied before any of the app's middleware (their grant
+  // cookie is checked there), and never reach its routes.
+  app.use('*', previewHost(deps, baseDomain));
+  // Then: nothing runs for a request addressed to a foreign host (DNS rebinding).
+  app.use('*', hostCheck(hosts));
 
-  app.use(
-    '*',
-    secureHeaders({
+  // Built at the first request: the base domain is known once the server listens. The services
+  // panel frames previews, which live on the base domain's subdomains (their own origins).
+  let headers: MiddlewareHandler | undefined;
+  app.use('*', (c, next) => {
+    headers ??= secureHeaders({
       contentSecurityPolicy: {
         defaultSrc: ["'self'"],
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:'],
         connectSrc: ["'self'"],
+        frameSrc: ["'self'", `http://*.${baseDomain()}:*`, `https://*.${baseDomain()}:*`],
         frameAncestors: ["'none'"],
       },
       crossOriginEmbedderPolicy: false,
-    }),
-  );
+      // A route may set a stricter or looser header of its own: the API reference page adds its
+      // inline script's nonce to script-src (openapi/docs.routes.ts).
+      overwrite: false,
+    });
+    return headers(c, next);
+  });
 
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -74,13 +93,18 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   });
   // Reads carry no body, and asking a request whether it has one builds a whole web Request
   // (undici's, with its Headers and AbortSignal) for it: only the other methods are measured.
+  // The service proxy streams bodies of any size to the service, unread: it is not measured either.
   app.use('/api/*', (c, next) =>
-    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next),
+    c.req.method === 'GET' || c.req.method === 'HEAD' || isServiceProxyPath(c.req.path)
+      ? next()
+      : limitBody(c, next),
   );
   app.use('/api/*', checkOrigin());
 
-  app.get('/api/health', (c) =>
-    c.json<Health>({ status: 'ok', version: deps.version, database: deps.dbKind }),
+  app.route('/api', healthRoutes(deps));
+  app.route(
+    '/api',
+    docsRoutes(() => apiDocument(app, deps.version)),
   );
   app.route('/api/auth', authRoutes(deps));
 
@@ -93,6 +117,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     protectedApi(deps, [
       ['/projects', projectRoutes(deps)],
       ['/projects', projectLocksRoutes(deps)],
+      ['/projects', workspaceRoutes(deps)],
+      ['/workspaces', serviceRoutes(deps, { baseDomain })],
       ['/tasks', taskRoutes(deps)],
       ['/tasks', startPipelineRoute(deps.orchestrator)],
       ['/pipeline', pipelineRoutes(deps.orchestrator, deps.events)],
@@ -116,6 +142,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     throw new AppError('NOT_FOUND', 'No such API route');
   });
 
+  // Not JSON APIs, so plain Hono handlers outside the OpenAPI document (openapi/undeclared.ts).
   // MCP for agents (bearer token only; Host checked above, Origin and body size in the route).
   app.route('/mcp', mcpRoutes(deps));
   // The shared remote: git smart HTTP (Basic auth with an agent token; pushes capped in the route).
@@ -153,6 +180,35 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
 export type App = ReturnType<typeof createApp>;
 
+/** The OpenAPI 3.1 document of every route declared on the app (all of them: see openapi.test.ts). */
+function apiDocument(app: OpenAPIHono<AppEnv>, version: string) {
+  app.openAPIRegistry.registerComponent('securitySchemes', 'session', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description: 'Set by POST /api/auth/register and /api/auth/login.',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'agentToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An agent token (POST /api/tokens).',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'metricsToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'AUTOCODER_METRICS_TOKEN',
+  });
+  return app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'AutoCoder API',
+      version,
+      description:
+        'Every error answers `{ error, message, ...details }`; each route lists the codes it can answer. Writes from a browser must carry our Origin.',
+    },
+  });
+}
+
 /**
  * The API behind a session, mounted at /api after the public routes (health, auth, metrics): the
  * check runs once, here, for every router mounted on it, so a new router cannot forget it. A
@@ -160,9 +216,9 @@ export type App = ReturnType<typeof createApp>;
  */
 export function protectedApi(
   deps: AppDeps,
-  routers: ReadonlyArray<readonly [path: string, router: Hono<AppEnv>]>,
+  routers: ReadonlyArray<readonly [path: string, router: OpenAPIHono<AppEnv>]>,
 ) {
-  const api = new Hono<AppEnv>();
+  const api = apiRouter();
   api.use('*', requireSession(deps));
   for (const [path, router] of routers) api.route(path, router);
   return api;

@@ -10,6 +10,9 @@ import type { SseSettings } from './modules/events/sse.js';
 import type { SseHub } from './modules/events/sse-hub.js';
 import type { GraphService } from './modules/graph/graph-service.js';
 import type { Orchestrator } from './modules/pipeline/orchestrator.js';
+import type { PreviewAccess } from './modules/services/preview-access.js';
+import type { ServiceProxy } from './modules/services/proxy.js';
+import type { ServiceManager } from './modules/services/service-manager.js';
 
 /** Everything a module needs from the outside world, handed in by `createApp(deps)`. */
 export interface AppDeps {
@@ -43,6 +46,12 @@ export interface AppDeps {
   shutdown: AbortSignal;
   /** Multi-agent coordination (issue 9): the lock store, the import-graph neighbours, the lock TTL. */
   coordination: CoordinationSettings;
+  /** Workspace services (issue 10): their processes, state and output. */
+  services: ServiceManager;
+  /** Preview tickets and the grants their cookies hold. */
+  previews: PreviewAccess;
+  /** The HTTP and WebSocket proxy to services. */
+  serviceProxy: ServiceProxy;
 }
 
 export type { SessionUser };

@@ -7,6 +7,7 @@ import { createApp } from './app.js';
 import { openDatabase } from './db/client.js';
 import { loadEnv } from './env.js';
 import { hostRulesFor } from './http/host-check.js';
+import { serviceUpgrades } from './http/service-upgrades.js';
 import { createLogger } from './lib/logger.js';
 import { isLoopbackHost } from './lib/network-policy.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
@@ -46,6 +47,7 @@ async function main() {
   });
   logger.info('database ready', { database: database.kind, ms: Date.now() - openingStarted });
   const version = readVersion();
+  let listeningPort = env.port;
   const runtime = await createRuntime({
     database,
     dataDir: env.dataDir,
@@ -74,6 +76,8 @@ async function main() {
     ...(env.redisUrl ? { lockStore: createRedisLockStore(env.redisUrl) } : {}),
     lockTtlMs: env.lockTtlSeconds * 1000,
     lockWaitMs: env.lockWaitSeconds * 1000,
+    // A passive service may not point the proxy at AutoCoder itself.
+    services: { reservedPorts: () => [listeningPort] },
   });
   await runtime.deps.orchestrator.recoverInterrupted();
   const hostsOn = (port: number) =>
@@ -87,6 +91,7 @@ async function main() {
 
   const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, (info) => {
     hosts = hostsOn(info.port); // PORT=0 picks a free port: known only now
+    listeningPort = info.port;
     logger.info('AutoCoder is listening', {
       url: `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${info.port}`,
       database: database.kind,
@@ -96,6 +101,11 @@ async function main() {
       hosts: [...hosts.own],
     });
   }) as Server;
+  // WebSockets (a dev server's hot reload) through the service proxy.
+  server.on(
+    'upgrade',
+    serviceUpgrades(runtime.deps, () => hosts),
+  );
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Database } from './db/client.js';
 import type { AppDeps } from './deps.js';
+import { closeGitObjectReaders } from './lib/git-objects.js';
 import { createGuardedFetch } from './lib/guarded-fetch.js';
 import type { Logger } from './lib/logger.js';
 import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
@@ -23,6 +24,10 @@ import { startSimulator } from './modules/llm/simulator/server.js';
 import { Orchestrator } from './modules/pipeline/orchestrator.js';
 import type { ProviderDefaults } from './modules/pipeline/provider-resolution.js';
 import { findProjectRepoPath } from './modules/projects/projects.repo.js';
+import type { ServiceSandbox } from './modules/services/managed-service.js';
+import { PreviewAccess } from './modules/services/preview-access.js';
+import { ServiceProxy } from './modules/services/proxy.js';
+import { ServiceManager, type ServiceManagerOptions } from './modules/services/service-manager.js';
 
 export interface RuntimeOptions {
   database: Database;
@@ -38,8 +43,15 @@ export interface RuntimeOptions {
   trustProxy: boolean;
   version: string;
   providerDefaults: ProviderDefaults;
-  /** Where repository code (a project's check) runs; the caller creates and closes it. */
-  sandbox: CheckSandbox;
+  /** Where repository code (a project's check, services) runs; the caller creates and closes it. */
+  sandbox: CheckSandbox & ServiceSandbox;
+  /** Timings of workspace services (start timeout, stop grace, memory after stop, checkout watch). */
+  services?: Partial<
+    Pick<
+      ServiceManagerOptions,
+      'startTimeoutMs' | 'stopGraceMs' | 'keepStoppedMs' | 'watchMs' | 'reservedPorts'
+    >
+  >;
   /** An already running simulator; when absent one is started in this process on a free loopback port. */
   simulatorUrl?: string;
   /** Delay between simulated chunks (a human-watchable pace by default; 0 in tests and benchmarks). */
@@ -66,7 +78,7 @@ export interface RuntimeOptions {
 export interface Runtime {
   deps: AppDeps;
   simulatorUrl: string;
-  /** Stops runs (paused as interrupted), ends SSE streams, writes pending events, stops the simulator. */
+  /** Stops runs (paused as interrupted) and services, ends SSE streams, writes pending events, stops the simulator. */
   close(): Promise<void>;
 }
 
@@ -126,6 +138,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const stopLockSweeper = startLockSweeper({ locks, events, logger: options.logger, now: options.now });
   const graphs = new GraphService({ dataDir: options.dataDir, logger: options.logger });
+  const previews = new PreviewAccess(options.now);
+  const services = new ServiceManager({
+    onWorkspaceGone: (workspaceId) => previews.revokeWorkspace(workspaceId),
+    sandbox: options.sandbox,
+    dataDir: options.dataDir,
+    logger: options.logger,
+    now: options.now,
+    ...options.services,
+  });
+  const serviceProxy = new ServiceProxy(options.logger);
   const deps: AppDeps = {
     db: options.database.db,
     dbKind: options.database.kind,
@@ -156,19 +178,28 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         ),
       lockTtlMs: options.lockTtlMs ?? 300_000,
     },
+    services,
+    previews,
+    serviceProxy,
   };
   return {
     deps,
     simulatorUrl,
     async close() {
       shutdown.abort();
+      // Services first: no process of a repository outlives the server (SIGTERM, SIGKILL after 5 s).
+      const stoppingServices = services.close();
       stopLockSweeper();
       sseHub.close();
       graphs.close();
       await orchestrator.shutdown();
+      // Questions still pending fall back to a git command of their own.
+      closeGitObjectReaders();
       await events.close();
       await simulator?.close();
       await locks.close();
+      await stoppingServices;
+      serviceProxy.close();
     },
   };
 }

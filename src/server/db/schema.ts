@@ -24,9 +24,12 @@ import type {
   ProviderId,
   ReviewResult,
   Subtask,
+  TokenUsage,
 } from '@/contracts/pipeline.js';
 import type { RunCursor } from '@/contracts/run-lifecycle.js';
 
+/** Tokens and estimated cost. */
+type UsageTotals = TokenUsage & { costUsd: number };
 /** What each agent answered, one entry per call, by agent. */
 type AgentLogs = Partial<Record<AgentType, string[]>>;
 /** One request for changes: the person's words, when, and the iteration it opened. */
@@ -76,6 +79,10 @@ export const projects = pgTable(
     /** The repository's own check, run with `sh -c` in a run's worktree; null: none. */
     checkCommand: text('check_command'),
     checkTimeoutSeconds: integer('check_timeout_seconds').notNull().default(300),
+    /** Environment variables of the project's services (issue 10): the owner's own values. */
+    serviceEnv: jsonb('service_env').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+    /** Tokens (input + output, all runs) each task may spend; null: no budget. */
+    taskTokenBudget: integer('task_token_budget'),
     /**
      * Bumped by triggers on every write to the project's tasks and to their runs' card fields
      * (drizzle/0002): the board list's ETag, read with one indexed lookup.
@@ -88,6 +95,7 @@ export const projects = pgTable(
     index('projects_user_idx').on(table.userId, table.createdAt),
     check('projects_check_command_length', sql`char_length(${table.checkCommand}) <= 1000`),
     check('projects_check_timeout_range', sql`${table.checkTimeoutSeconds} between 10 and 3600`),
+    check('projects_task_token_budget_positive', sql`${table.taskTokenBudget} >= 1`),
   ],
 );
 
@@ -156,6 +164,14 @@ export const pipelineRuns = pgTable(
     inputTokens: integer('input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
     costUsd: doublePrecision('cost_usd').notNull().default(0),
+    /**
+     * What the task's earlier runs had spent when this one was created: only a task's latest run
+     * spends, so it stays true, and a budget check adds this run's own usage to it.
+     */
+    earlierUsage: jsonb('earlier_usage')
+      .$type<UsageTotals>()
+      .notNull()
+      .default(sql`'{"inputTokens":0,"outputTokens":0,"costUsd":0}'::jsonb`),
     /** One entry per agent call: agent, model, tokens, cost, duration. */
     calls: jsonb('calls').$type<AgentCallUsage[]>().notNull().default(sql`'[]'::jsonb`),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -229,4 +245,36 @@ export const agentTokens = pgTable(
   (table) => [index('agent_tokens_user_idx').on(table.userId, table.createdAt)],
 );
 
-export const schema = { users, sessions, projects, tasks, pipelineRuns, events, agentTokens, reviewComments };
+/**
+ * A checkout services run in (issue 10, seed 002's "session"): the project's own (run_id null)
+ * or a run's worktree. The row gives the checkout a ULID that stays the same across restarts;
+ * whether the checkout still exists is asked of the disk.
+ */
+export const workspaces = pgTable(
+  'workspaces',
+  {
+    id: text('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    runId: uuid('run_id').references(() => pipelineRuns.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex('workspaces_one_per_project').on(table.projectId).where(sql`run_id is null`),
+    uniqueIndex('workspaces_one_per_run').on(table.runId),
+    check('workspaces_id_ulid', sql`${table.id} ~ '^[0-9A-HJKMNP-TV-Z]{26}$'`),
+  ],
+);
+
+export const schema = {
+  users,
+  sessions,
+  projects,
+  tasks,
+  pipelineRuns,
+  events,
+  agentTokens,
+  reviewComments,
+  workspaces,
+};

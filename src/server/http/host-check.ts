@@ -74,6 +74,12 @@ function hostnameOf(host: string): string {
   return colon === -1 ? host : host.slice(0, colon);
 }
 
+/** True when `host` (a Host header) is one the app answers to. */
+export function isOwnHost(host: string, rules: HostRules): boolean {
+  const lower = host.trim().toLowerCase();
+  return rules.own.has(lower) || (rules.ownOnAnyPort?.has(hostnameOf(lower)) ?? false);
+}
+
 /**
  * Refuses requests addressed to a host that is not the app's own (DNS rebinding: a foreign name
  * resolving to our address) with 421, before any route runs. Subdomains of the base domain are
@@ -81,11 +87,12 @@ function hostnameOf(host: string): string {
  */
 export function hostCheck(rules: () => HostRules): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const { own, ownOnAnyPort, baseDomain } = rules();
+    const current = rules();
     // Without a Host header (in-process requests), the URL's host, which node-server builds from it.
     const host = (c.req.header('host') ?? new URL(c.req.url).host).trim().toLowerCase();
     const name = hostnameOf(host);
-    if (own.has(host) || ownOnAnyPort?.has(name)) return next();
+    const { baseDomain } = current;
+    if (isOwnHost(host, current)) return next();
     if (name.endsWith(`.${baseDomain}`)) throw new AppError('NOT_FOUND', 'No preview is served here');
     throw new AppError('MISDIRECTED_REQUEST', 'This server does not answer to that host name');
   };

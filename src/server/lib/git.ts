@@ -86,6 +86,19 @@ function untrustedEnv(home: string): NodeJS.ProcessEnv {
   };
 }
 
+/** The environment of a git that touches only AutoCoder's own repositories: no prompt, no shell. */
+export function trustedGitEnv(home?: string): NodeJS.ProcessEnv {
+  return {
+    PATH: inheritedPaths().path,
+    HOME: home ?? inheritedPaths().home,
+    LANG: 'C',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: 'echo',
+    SSH_ASKPASS: 'echo',
+    GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=15',
+  };
+}
+
 /**
  * Runs git without a shell. Prompts are disabled (a clone that needs credentials fails
  * instead of hanging) and the `ext::` transport is refused. See `untrusted` for user URLs.
@@ -108,17 +121,7 @@ function runGit(args: string[], options: GitOptions, untrustedHome?: string): Pr
     command: 'git',
     args: [...IDENTITY, '-c', 'protocol.ext.allow=never', ...settings, ...args],
     cwd,
-    env: untrustedHome
-      ? untrustedEnv(untrustedHome)
-      : {
-          PATH: inheritedPaths().path,
-          HOME: options.home ?? inheritedPaths().home,
-          LANG: 'C',
-          GIT_TERMINAL_PROMPT: '0',
-          GIT_ASKPASS: 'echo',
-          SSH_ASKPASS: 'echo',
-          GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=15',
-        },
+    env: untrustedHome ? untrustedEnv(untrustedHome) : trustedGitEnv(options.home),
     timeoutMs,
     maxOutputBytes,
     signal,

@@ -61,6 +61,8 @@ export class RedisClient {
     const socket = this.connect();
     return new Promise((resolve, reject) => {
       this.pending.push({ resolve, reject });
+      // A command in flight keeps the process alive until its answer; an idle connection does not.
+      socket.ref();
       socket.write(encode(args));
     });
   }
@@ -113,5 +115,6 @@ export class RedisClient {
       else waiter?.resolve(reply.value);
     }
     this.buffer = this.buffer.subarray(offset);
+    if (this.pending.length === 0) this.socket?.unref();
   }
 }

@@ -4,9 +4,11 @@ import { RequireAuth } from './layout/require-auth';
 import { LoginRoute, RegisterRoute } from './routes/auth';
 import { BoardRoute } from './routes/board';
 import { FilesRoute } from './routes/files';
+import { GraphRoute } from './routes/graph';
 import { NotFoundRoute } from './routes/not-found';
 import { RootRedirect } from './routes/root-redirect';
 import { RouteError } from './routes/route-error';
+import { ServicesRoute } from './routes/services';
 import { SettingsRoute } from './routes/settings';
 
 export const router = createBrowserRouter([
@@ -25,6 +27,8 @@ export const router = createBrowserRouter([
         children: [
           { index: true, element: <BoardRoute /> },
           { path: 'files', element: <FilesRoute /> },
+          { path: 'graph', element: <GraphRoute /> },
+          { path: 'services', element: <ServicesRoute /> },
         ],
       },
       { path: '*', element: <NotFoundRoute /> },

@@ -7,10 +7,12 @@ export class ApiError extends Error {
   readonly fields: Record<string, string[]> | undefined;
   readonly allowed: string[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  /** The body's other details (MERGE_CONFLICT's `files`, RUN_BRANCH_GONE's `branch`…), as sent. */
+  readonly details: Record<string, unknown>;
 
   constructor(
     status: number,
-    body: Pick<ApiErrorBody, 'message' | 'fields' | 'allowed'> & { error: string },
+    body: Pick<ApiErrorBody, 'message' | 'fields' | 'allowed'> & { error: string; [key: string]: unknown },
     retryAfterSeconds?: number,
   ) {
     super(body.message);
@@ -20,6 +22,14 @@ export class ApiError extends Error {
     this.fields = body.fields;
     this.allowed = body.allowed;
     this.retryAfterSeconds = retryAfterSeconds;
+    const { error: _code, message: _message, fields: _fields, allowed: _allowed, ...details } = body;
+    this.details = details;
+  }
+
+  /** The files a MERGE_CONFLICT names (empty for any other error). */
+  get conflictFiles(): string[] {
+    const files = this.details.files;
+    return Array.isArray(files) ? files.filter((file): file is string => typeof file === 'string') : [];
   }
 
   /** The first message for a form field, e.g. `fieldError('email')`. */

@@ -27,6 +27,7 @@ export function runSummary(overrides: Partial<PipelineRunSummary> = {}): Pipelin
     subtask: null,
     roundStart: 0,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    earlierRunsUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     reviewScore: null,
     errorDetails: null,
     startedAt: new Date(1_000).toISOString(),

@@ -1,26 +1,80 @@
-import { Hono } from 'hono';
-import { checkStatusSchema, postStatusSchema } from '@/contracts/coordination.js';
-import type { AppDeps, AppEnv } from '@/server/deps.js';
+import { z } from '@hono/zod-openapi';
+import type { AppDeps } from '@/server/deps.js';
 import { requireAgent } from '@/server/http/middleware.js';
-import { readId, readJson } from '@/server/lib/validate.js';
+import {
+  apiRoute,
+  apiRouter,
+  jsonRequest,
+  jsonResponse,
+  runningFirst,
+  uuidParam,
+} from '@/server/openapi/route.js';
+import {
+  CheckStatusBody,
+  CheckStatusResponseSchema,
+  PostStatusBody,
+  PostStatusResponseSchema,
+  ProjectLocksResponseSchema,
+} from '@/server/openapi/schemas-issue9.js';
 import { checkStatus, postStatus } from './coordination.js';
 import { projectLocks } from './project-locks.js';
+
+const tags = ['coordination'];
+const errors = ['REPO_NOT_FOUND', 'BRANCH_NOT_FOUND'] as const;
+
+const check = apiRoute(
+  {
+    method: 'post',
+    path: '/check_status',
+    tags,
+    summary: 'Before editing: is the branch current, and who holds locks on these files?',
+    request: { body: jsonRequest(CheckStatusBody) },
+    responses: { 200: jsonResponse(CheckStatusResponseSchema, 'The files’ locks and what to do next') },
+  },
+  { access: 'agent', errors },
+);
+
+const post = apiRoute(
+  {
+    method: 'post',
+    path: '/post_status',
+    tags,
+    summary: 'Take (READING, WRITING) or release (OPEN) locks on files',
+    request: { body: jsonRequest(PostStatusBody) },
+    responses: {
+      200: jsonResponse(PostStatusResponseSchema, 'Whether the locks were taken, and what to do next'),
+    },
+  },
+  { access: 'agent', errors },
+);
 
 /** POST /api/check_status and /api/post_status (seed 003): for agents (bearer token) and signed-in users. */
 export function coordinationRoutes(deps: AppDeps) {
   const agent = requireAgent(deps);
-  return new Hono<AppEnv>()
-    .post('/check_status', agent, async (c) =>
-      c.json(await checkStatus(deps, c.var.agent, await readJson(c, checkStatusSchema))),
+  return apiRouter()
+    .openapi(runningFirst(check, agent), async (c) =>
+      c.json(await checkStatus(deps, c.var.agent, c.req.valid('json')), 200),
     )
-    .post('/post_status', agent, async (c) =>
-      c.json(await postStatus(deps, c.var.agent, await readJson(c, postStatusSchema))),
+    .openapi(runningFirst(post, agent), async (c) =>
+      c.json(await postStatus(deps, c.var.agent, c.req.valid('json')), 200),
     );
 }
 
+const locks = apiRoute(
+  {
+    method: 'get',
+    path: '/{projectId}/locks',
+    tags,
+    summary: 'The live locks on the project’s default branch (the board’s lock badges start from them)',
+    request: { params: z.object({ projectId: uuidParam('projectId', 'project') }) },
+    responses: { 200: jsonResponse(ProjectLocksResponseSchema, 'Who holds which file, and why') },
+  },
+  { access: 'session', errors: ['PROJECT_NOT_FOUND'] },
+);
+
 /** GET /api/projects/:projectId/locks: the live locks the board starts its lock badges from (a session). */
 export function projectLocksRoutes(deps: AppDeps) {
-  return new Hono<AppEnv>().get('/:projectId/locks', async (c) =>
-    c.json(await projectLocks(deps, c.var.user.id, readId(c, 'projectId', 'project'))),
+  return apiRouter().openapi(locks, async (c) =>
+    c.json(await projectLocks(deps, c.var.user.id, c.req.valid('param').projectId), 200),
   );
 }

@@ -1,10 +1,10 @@
 import { GitError } from '@/server/lib/git.js';
 import type { ProjectRow } from '../projects/projects.repo.js';
-import { branchCommit, isAncestor, resolveCommit } from '../workspace/refs.js';
+import { isAncestor, readBranchHead, resolveCommit } from '../workspace/refs.js';
 
 /** The head of `branch` in AutoCoder's repository, or null when it has no such branch. */
 export function repoHeadOf(project: ProjectRow, branch: string): Promise<string | null> {
-  return branchCommit(project.repoPath, branch);
+  return readBranchHead(project.repoPath, branch);
 }
 
 /** True when `commit` (full or abbreviated) is the head `head` or one of its ancestors. */
@@ -14,6 +14,8 @@ export async function headContains(
   commit: string,
 ): Promise<boolean> {
   if (!head) return false;
+  // The head itself (the agent pushed, then posts OPEN): no need to ask git.
+  if (sameCommit(commit, head)) return true;
   let resolved: string | null;
   try {
     resolved = await resolveCommit(project.repoPath, commit);

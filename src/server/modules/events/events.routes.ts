@@ -1,7 +1,8 @@
 import type { HttpBindings } from '@hono/node-server';
-import { type Context, Hono } from 'hono';
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { AppDeps, AppEnv } from '@/server/deps.js';
-import { readId } from '@/server/lib/validate.js';
+import { apiRoute, apiRouter, uuidParam } from '@/server/openapi/route.js';
 import { getOwnedProject } from '../projects/projects.js';
 import { getOwnedTask } from '../tasks/tasks.js';
 import { projectStream, taskStream } from './bus.js';
@@ -30,6 +31,65 @@ const SSE_HEADERS = {
   'X-Accel-Buffering': 'no',
 };
 
+const tags = ['events'];
+
+/** Where to resume: the header a browser's EventSource sends on reconnect, or the query fallback. */
+const resume = {
+  headers: z.object({
+    'last-event-id': z
+      .string()
+      .optional()
+      .openapi({ description: 'The id of the last event received: the stream resumes after it' }),
+  }),
+  query: z.object({
+    lastEventId: z
+      .string()
+      .optional()
+      .openapi({ description: 'Same as the Last-Event-ID header, for a first connection' }),
+  }),
+};
+
+const eventStream = (description: string) => ({
+  200: {
+    description,
+    content: {
+      'text/event-stream': {
+        schema: z.string().openapi({
+          description: 'Server-sent events: `id: <seq>`, `event: <type>`, `data: <JSON>`',
+        }),
+      },
+    },
+  },
+});
+
+const projectEvents = apiRoute(
+  {
+    method: 'get',
+    path: '/projects/{projectId}',
+    tags,
+    summary: 'A project’s board events',
+    description:
+      'Task moves (`task-status`) and run summaries (`run-update`), live from now or after Last-Event-ID.',
+    request: { params: z.object({ projectId: uuidParam('projectId', 'project') }), ...resume },
+    responses: eventStream('The project stream'),
+  },
+  { access: 'session', errors: ['PROJECT_NOT_FOUND'] },
+);
+
+const taskEvents = apiRoute(
+  {
+    method: 'get',
+    path: '/{taskId}',
+    tags,
+    summary: 'A task’s pipeline events',
+    description:
+      'A client with Last-Event-ID gets what it missed; a new client gets the latest run from its first event, then live events.',
+    request: { params: z.object({ taskId: uuidParam('taskId', 'task') }), ...resume },
+    responses: eventStream('The task stream'),
+  },
+  { access: 'session', errors: ['TASK_NOT_FOUND'] },
+);
+
 /**
  * GET /api/sse/:taskId — a task's pipeline events, every type on one stream. A client with
  * Last-Event-ID gets what it missed; a new client (a page load) gets the latest run
@@ -53,20 +113,20 @@ export function sseRoutes(deps: AppDeps, sse: SseDeps) {
     return new Response(out.body, { status: 200, headers: SSE_HEADERS });
   };
 
-  return new Hono<AppEnv>()
-    .get('/projects/:projectId', async (c) => {
-      const project = await getOwnedProject(deps, c.var.user.id, readId(c, 'projectId', 'project'));
+  return apiRouter()
+    .openapi(projectEvents, async (c) => {
+      const project = await getOwnedProject(deps, c.var.user.id, c.req.valid('param').projectId);
       const stream = projectStream(project.id);
       const after =
-        lastEventIdOf(c.req.header('last-event-id'), c.req.query('lastEventId')) ??
+        lastEventIdOf(c.req.valid('header')['last-event-id'], c.req.valid('query').lastEventId) ??
         (await sse.log.lastSeq(stream));
       return serve(c, stream, after);
     })
-    .get('/:taskId', async (c) => {
-      const task = await getOwnedTask(deps, c.var.user.id, readId(c, 'taskId', 'task'));
+    .openapi(taskEvents, async (c) => {
+      const task = await getOwnedTask(deps, c.var.user.id, c.req.valid('param').taskId);
       const stream = taskStream(task.id);
       const after =
-        lastEventIdOf(c.req.header('last-event-id'), c.req.query('lastEventId')) ??
+        lastEventIdOf(c.req.valid('header')['last-event-id'], c.req.valid('query').lastEventId) ??
         (await sse.replayStart(task.id));
       return serve(c, stream, after);
     });

@@ -8,7 +8,9 @@ export type SseCloseReason =
   | 'shutdown'
   | 'session-ended'
   | 'over-cap'
-  | 'error';
+  | 'error'
+  /** The stream had nothing more to send (a service's output after its exit). */
+  | 'done';
 
 const frames = new WeakMap<StoredEvent, Uint8Array>();
 
@@ -132,11 +134,15 @@ export class SseStream {
     }
   }
 
-  /** Ends the stream after what is queued; a stalled client is cut off instead. */
-  end(reason: SseCloseReason): void {
+  /**
+   * Ends the stream after what is queued; a stalled client is cut off instead, unless `cutStalled`
+   * is false (a stream that ends on its own right after its last frames: the socket has simply
+   * not taken them yet).
+   */
+  end(reason: SseCloseReason, cutStalled = true): void {
     if (this.reason) return;
     this.flush();
-    const stalled = this.queuedBytes > 0;
+    const stalled = cutStalled && this.queuedBytes > 0;
     this.finish(reason);
     this.controller.close();
     if (stalled) this.options.destroy?.();

@@ -24,6 +24,8 @@ export interface GitBackendRequest {
   signal: AbortSignal;
   maxBodyBytes?: number;
   timeoutMs?: number;
+  /** Called once git has exited, whatever the outcome (a push's refs are then final). */
+  onExit?: () => void;
 }
 
 /**
@@ -123,6 +125,7 @@ export async function runGitBackend(request: GitBackendRequest): Promise<Respons
   child.on('close', () => {
     clearTimeout(timer);
     request.signal.removeEventListener('abort', kill);
+    request.onExit?.();
   });
   child.on('error', kill);
   child.stderr.resume(); // git's complaints go to the client through the protocol; drop the rest

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppDeps, AppEnv } from '@/server/deps.js';
+import { watchHeads } from '../graph/head-moved.js';
 import { gitAccess } from './git-access.js';
 import { runGitBackend } from './git-backend.js';
 
@@ -28,6 +29,8 @@ export function gitHttpRoutes(deps: AppDeps) {
     if (!access.ok) return access.reason === 'unauthorized' ? challenge() : notFound();
     const { agent, project } = access;
     const url = new URL(c.req.url);
+    // A push moves branches: the project's stream says which, and their graphs are brought up to date.
+    const onExit = match[2] === '/git-receive-pack' ? await watchHeads(deps, project) : undefined;
     return runGitBackend({
       repoPath: project.repoPath,
       subPath: match[2],
@@ -37,6 +40,7 @@ export function gitHttpRoutes(deps: AppDeps) {
       body: c.req.method === 'GET' || c.req.method === 'HEAD' ? null : c.req.raw.body,
       remoteUser: agent.id,
       signal: c.req.raw.signal,
+      ...(onExit ? { onExit } : {}),
     });
   });
 }

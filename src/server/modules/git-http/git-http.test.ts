@@ -81,6 +81,33 @@ describe('git smart HTTP at /git/<projectId>.git', () => {
     expect(branches).toContain('agent/work');
   });
 
+  it('says on the project stream which branches a push moved (head-moved), and nothing for a fetch', async () => {
+    const agent = await newAgent('git-announcer');
+    const stream = `project:${fx.projectId}`;
+    const headMoved = async () =>
+      (await fx.t.deps.events.replay(stream, 0)).filter((event) => event.type === 'head-moved');
+    const before = (await headMoved()).length;
+    await git(['clone', '--quiet', remote(agent.token), 'announcer']);
+    const clone = path.join(work, 'announcer');
+    await git(['fetch', '--quiet'], clone);
+    expect(await headMoved()).toHaveLength(before);
+
+    await writeFile(path.join(clone, 'src/other.ts'), 'export const other = 2;\n');
+    await git(['commit', '-qam', 'Two'], clone);
+    const pushed = (await git(['rev-parse', 'HEAD'], clone)).stdout.trim();
+    await git(['push', '--quiet', 'origin', 'main', 'HEAD:refs/heads/announced'], clone);
+    // Announced once git has exited: just after the push's answer.
+    await expect
+      .poll(async () => (await headMoved()).slice(before).map((event) => event.data))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ branch: 'main', head: pushed }),
+          expect.objectContaining({ branch: 'announced', head: pushed }),
+        ]),
+      );
+    expect((await headMoved()).length - before).toBe(2);
+  });
+
   it('streams a push of several MB (chunked) and a clone of it back', async () => {
     const agent = await newAgent('git-bulk');
     await git(['clone', '--quiet', remote(agent.token), 'bulk']);

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '@/server/lib/errors.js';
 import type { Logger } from '@/server/lib/logger.js';
-import { branchCommit } from '../workspace/refs.js';
+import { readBranchHead } from '../workspace/refs.js';
 import { type BuildContext, DEFAULT_LIMITS, type GraphLimits } from './build-context.js';
 import { buildCold, buildIncremental } from './graph-build.js';
 import { type GraphSnapshot, neighboursIn } from './graph-snapshot.js';
@@ -62,7 +62,7 @@ export class GraphService {
 
   /** The head commit of a branch; 404 BRANCH_NOT_FOUND when there is no such branch. */
   async head(repo: GraphRepo, branch: string): Promise<string> {
-    const commit = await branchCommit(repo.repoPath, branch).catch((error: unknown) => {
+    const commit = await readBranchHead(repo.repoPath, branch).catch((error: unknown) => {
       if (error instanceof AppError) return null; // a name git would read as an option
       throw error;
     });

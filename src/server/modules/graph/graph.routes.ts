@@ -1,15 +1,27 @@
-import { Hono } from 'hono';
 import { graphQuerySchema } from '@/contracts/graph.js';
-import type { AppDeps, AppEnv } from '@/server/deps.js';
-import { readQuery } from '@/server/lib/validate.js';
+import type { AppDeps } from '@/server/deps.js';
+import { apiRoute, apiRouter, jsonResponse } from '@/server/openapi/route.js';
+import { GraphResponseSchema } from '@/server/openapi/schemas-issue9.js';
 import { resolveProjectByRepoUrl } from '../projects/projects.js';
 import { graphView, type LocksFor, noLocks } from './graph-view.js';
 
+const graph = apiRoute(
+  {
+    method: 'get',
+    path: '/',
+    tags: ['graph'],
+    summary: 'The import graph of a branch head, its files’ locks overlaid',
+    request: { query: graphQuerySchema },
+    responses: { 200: jsonResponse(GraphResponseSchema, 'Files, imports and locks') },
+  },
+  { access: 'session', errors: ['REPO_NOT_FOUND', 'BRANCH_NOT_FOUND'] },
+);
+
 /** GET /api/graph?repo_url=…&branch=… (seed 003): the import graph of the branch head, locks overlaid. */
 export function graphRoutes(deps: Pick<AppDeps, 'db' | 'graphs'>, locksFor: LocksFor = noLocks) {
-  return new Hono<AppEnv>().get('/', async (c) => {
-    const query = readQuery(c, graphQuerySchema);
+  return apiRouter().openapi(graph, async (c) => {
+    const query = c.req.valid('query');
     const project = await resolveProjectByRepoUrl(deps, c.var.user.id, query.repo_url);
-    return c.json(await graphView(deps.graphs, project, query.branch, locksFor));
+    return c.json(await graphView(deps.graphs, project, query.branch, locksFor), 200);
   });
 }

@@ -1,8 +1,30 @@
-import { Hono } from 'hono';
+import { z } from '@hono/zod-openapi';
 import type { Registry } from 'prom-client';
-import type { AppDeps, AppEnv } from '@/server/deps.js';
+import type { AppDeps } from '@/server/deps.js';
 import { AppError } from '@/server/lib/errors.js';
+import { apiRoute, apiRouter } from '@/server/openapi/route.js';
 import { createMetricsRegistry, metricsSnapshot, tokenMatches } from './metrics.js';
+
+const metrics = apiRoute(
+  {
+    method: 'get',
+    path: '/',
+    tags: ['operations'],
+    summary: 'Operational metrics',
+    description:
+      'For the operator: `Authorization: Bearer <AUTOCODER_METRICS_TOKEN>`. Without a configured token, or without the right one, the route does not exist (404). Prometheus text by default; JSON when `Accept` asks for application/json first.',
+    responses: {
+      200: {
+        description: 'The metrics',
+        content: {
+          'text/plain': { schema: z.string().openapi({ description: 'Prometheus exposition format 0.0.4' }) },
+          'application/json': { schema: z.record(z.string(), z.unknown()) },
+        },
+      },
+    },
+  },
+  { access: 'metrics-token', errors: ['NOT_FOUND'] },
+);
 
 /**
  * GET /api/metrics, for the operator only: `Authorization: Bearer <AUTOCODER_METRICS_TOKEN>`.
@@ -11,17 +33,17 @@ import { createMetricsRegistry, metricsSnapshot, tokenMatches } from './metrics.
  */
 export function metricsRoutes(deps: AppDeps, token: string | undefined) {
   let registry: Promise<Registry> | undefined;
-  return new Hono<AppEnv>().get('/', async (c) => {
+  return apiRouter().openapi(metrics, async (c) => {
     const presented = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
     if (!token || !presented || !tokenMatches(presented, token)) {
       throw new AppError('NOT_FOUND', 'No such API route');
     }
     c.header('Cache-Control', 'no-store');
     if (c.req.header('accept')?.split(',')[0]?.trim().startsWith('application/json')) {
-      return c.json(metricsSnapshot(deps));
+      return c.json(metricsSnapshot(deps), 200);
     }
     registry ??= createMetricsRegistry(deps);
     const ready = await registry;
-    return c.body(await ready.metrics(), 200, { 'Content-Type': ready.contentType });
+    return c.text(await ready.metrics(), 200, { 'Content-Type': ready.contentType });
   });
 }

@@ -1,18 +1,43 @@
-import { Hono } from 'hono';
+import { z } from '@hono/zod-openapi';
 import { diffFileQuerySchema } from '@/contracts/diff.js';
-import type { AppEnv } from '@/server/deps.js';
-import { readId, readQuery } from '@/server/lib/validate.js';
+import { apiRoute, apiRouter, jsonResponse, uuidParam } from '@/server/openapi/route.js';
+import { DiffFileContentSchema, RunDiffSchema } from '@/server/openapi/schemas-issue9.js';
 import { type RunDiffDeps, runDiff, runDiffFile } from './run-diff.js';
+
+const tags = ['pipeline'];
+const params = z.object({ runId: uuidParam('runId', 'run') });
+const errors = ['RUN_NOT_FOUND', 'DIFF_NOT_READY', 'RUN_BRANCH_GONE', 'NOT_FOUND'] as const;
+
+const diff = apiRoute(
+  {
+    method: 'get',
+    path: '/runs/{runId}/diff',
+    tags,
+    summary: 'A run’s changes, base..head, with its review’s findings',
+    request: { params },
+    responses: { 200: jsonResponse(RunDiffSchema, 'Every changed file and its patch') },
+  },
+  { access: 'session', errors },
+);
+
+const file = apiRoute(
+  {
+    method: 'get',
+    path: '/runs/{runId}/diff/file',
+    tags,
+    summary: 'One changed file: before, after and patch',
+    request: { params, query: diffFileQuerySchema },
+    responses: { 200: jsonResponse(DiffFileContentSchema, 'The file at base and at head') },
+  },
+  { access: 'session', errors: [...errors, 'DIFF_FILE_NOT_FOUND'] },
+);
 
 /** /api/pipeline/runs/:runId/diff… — a run's changes as git computes them (issue 8 item 1). */
 export function diffRoutes(deps: RunDiffDeps) {
-  return new Hono<AppEnv>()
-    .get('/runs/:runId/diff', async (c) =>
-      c.json(await runDiff(deps, c.var.user.id, readId(c, 'runId', 'run'))),
-    )
-    .get('/runs/:runId/diff/file', async (c) => {
-      const runId = readId(c, 'runId', 'run');
-      const { path } = readQuery(c, diffFileQuerySchema);
-      return c.json(await runDiffFile(deps, c.var.user.id, runId, path));
+  return apiRouter()
+    .openapi(diff, async (c) => c.json(await runDiff(deps, c.var.user.id, c.req.valid('param').runId), 200))
+    .openapi(file, async (c) => {
+      const { path } = c.req.valid('query');
+      return c.json(await runDiffFile(deps, c.var.user.id, c.req.valid('param').runId, path), 200);
     });
 }

@@ -5,6 +5,7 @@ import { GitError } from '@/server/lib/git.js';
 import { LockConflictError } from '../coordination/run-locks.js';
 import { LlmError } from '../llm/provider.js';
 import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
+import { BudgetExceededError } from './budget.js';
 
 /** A run worked longer than its time limit (AUTOCODER_RUN_TIMEOUT_MS): it is paused, and Retry gives it a new limit. */
 export class RunTimeoutError extends Error {
@@ -42,8 +43,9 @@ export function interruptedDetails(
 
 /**
  * How a failed step is reported and whether it can be retried: authentication errors stop
- * the run; rate limits, overloads, server and network errors, and output that could not
- * be used (after the agent's own second try) pause it for the person to retry.
+ * the run; rate limits, overloads, server and network errors, output that could not
+ * be used (after the agent's own second try) and a call the task's token budget did not allow
+ * pause it for the person to retry.
  */
 export function describeFailure(
   error: unknown,
@@ -83,6 +85,23 @@ export function describeFailure(
   if (error instanceof LockConflictError) {
     return {
       details: { ...base, type: 'lock_conflict', message: error.message, retryable: true },
+      logAsBug: false,
+    };
+  }
+  if (error instanceof BudgetExceededError) {
+    return {
+      details: {
+        ...base,
+        type: 'budget_exceeded',
+        message: error.message,
+        retryable: true,
+        budget: {
+          spentTokens: error.spentTokens,
+          budgetTokens: error.budgetTokens,
+          callInputTokens: error.call.inputTokens,
+          callMaxOutputTokens: error.call.maxOutputTokens,
+        },
+      },
       logAsBug: false,
     };
   }

@@ -5,13 +5,14 @@ import {
   type RequestChangesInput,
   type RunOptions,
 } from '@/contracts/pipeline.js';
-import { agentOfPhase, isActiveRun, type RunCursor } from '@/contracts/run-lifecycle.js';
+import { agentOfPhase, isActiveRun, type RunCursor, retryCostsAttempt } from '@/contracts/run-lifecycle.js';
 import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
 import { Limiter } from '@/server/lib/limiter.js';
 import { getOwnedTask } from '../tasks/tasks.js';
 import { conflictsWithDefault } from '../workspace/update-branch.js';
 import { type ApprovalEnv, approveRun, revertApproval } from './approval.js';
+import { assertRetryWithinBudget } from './budget.js';
 import { interruptedDetails } from './failures.js';
 import type { OrchestratorDeps } from './pipeline-deps.js';
 import {
@@ -125,19 +126,25 @@ export class Orchestrator {
     return { status: 'cancelled' };
   }
 
-  /** Resumes a paused run at the failed phase and agent, after a backoff. */
+  /**
+   * Resumes a paused run at the failed phase and agent, after a backoff. A run its token budget
+   * paused resumes at once, without spending a retry, once the budget covers its next call.
+   */
   async retry(userId: string, taskId: string, options: RunOptions, secrets: RequestSecrets) {
     const task = await getOwnedTask(this.deps, userId, taskId);
     const run = await latestRunOfTask(this.deps.db, taskId);
     if (run?.status !== 'paused')
       throw new AppError('INVALID_PIPELINE_STATE', 'Only a paused pipeline can be retried');
     const cursor = run.cursor ?? FIRST_CURSOR;
-    if (cursor.retryCount >= MAX_RETRIES) {
+    // A pause that is not the provider's doing (the token budget) costs no retry and waits no backoff.
+    const costsAttempt = retryCostsAttempt(run.errorDetails?.type);
+    if (costsAttempt && cursor.retryCount >= MAX_RETRIES) {
       throw new AppError('INVALID_PIPELINE_STATE', `This step was already retried ${MAX_RETRIES} times`);
     }
     const resolved = await this.resolve(run.provider, options, secrets);
-    const retryCount = cursor.retryCount + 1;
+    const retryCount = costsAttempt ? cursor.retryCount + 1 : cursor.retryCount;
     const configs = options.agents ? agentConfigsOf(options) : (run.agentConfigs ?? AGENT_CONFIGS);
+    await assertRetryWithinBudget(this.deps.db, run, task.projectId, configs);
     const ref = { runId: run.id, taskId, projectId: task.projectId };
     const updated = await this.slots.take(
       userId,
@@ -145,12 +152,14 @@ export class Orchestrator {
       run.id,
     );
     if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'Only a paused pipeline can be retried');
-    const delay = this.backoffBaseMs * 2 ** (retryCount - 1);
+    const delay = costsAttempt ? this.backoffBaseMs * 2 ** (retryCount - 1) : 0;
     this.transitions.events.chunk(
       taskId,
       run.id,
       run.errorDetails?.failedAgent ?? agentOfPhase(cursor.phase),
-      `\n[AutoCoder] Retrying in ${delay / 1000}s (retry ${retryCount}/${MAX_RETRIES})…\n`,
+      costsAttempt
+        ? `\n[AutoCoder] Retrying in ${delay / 1000}s (retry ${retryCount}/${MAX_RETRIES})…\n`
+        : "\n[AutoCoder] Resuming within the task's token budget…\n",
     );
     this.launch(updated, userId, resolved, delay);
     return { runId: run.id, retryCount, delayMs: delay };

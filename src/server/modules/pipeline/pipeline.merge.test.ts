@@ -192,6 +192,16 @@ describe('revert', () => {
         expect(await readFile(path.join(repoPath, change.filePath), 'utf8')).toBe(change.content);
       }
       expect(await statusOf(client, taskId)).toMatchObject({ revertCommit: null });
+
+      // Each move of the default branch was said on the project's stream (the graph view refetches).
+      const moved = (await t.deps.events.replay(`project:${projectId}`, 0)).flatMap((event) =>
+        event.type === 'head-moved' ? [event.data] : [],
+      );
+      expect(moved.map(({ branch, head: commit }) => [branch, commit])).toEqual([
+        [defaultBranch, run.headCommit],
+        [defaultBranch, head],
+        [defaultBranch, await tip(repoPath, defaultBranch)],
+      ]);
     },
     LONG_TEST_MS,
   );

@@ -1,11 +1,21 @@
-import { type Context, Hono } from 'hono';
-import { z } from 'zod';
-import { requestChangesSchema, runOptionsSchema } from '@/contracts/pipeline.js';
-import { reviewCommentInputSchema } from '@/contracts/review-comments.js';
-import type { AppEnv } from '@/server/deps.js';
-import { readId, readJson, readQuery } from '@/server/lib/validate.js';
+import type { Context } from 'hono';
+import { apiRouter } from '@/server/openapi/route.js';
 import type { EventLog } from '../events/event-log.js';
 import type { Orchestrator } from './orchestrator.js';
+import {
+  addCommentRoute,
+  approve,
+  cancel,
+  history,
+  listCommentsRoute,
+  removeCommentRoute,
+  requestChanges,
+  retry,
+  revertRoute,
+  runEventsRoute,
+  start,
+  status,
+} from './pipeline-declared.routes.js';
 import type { RequestSecrets } from './provider-resolution.js';
 import { addComment, listComments, removeComment } from './review-comments.js';
 import { runEvents, runHistory, runStatus } from './run-queries.js';
@@ -16,15 +26,11 @@ const secretsOf = (c: Context): RequestSecrets => ({
   openaiKey: c.req.header('x-openai-key')?.trim() || undefined,
 });
 
-const afterQuery = z.strictObject({ after: z.coerce.number().int().min(0).default(0) });
-
 /** POST /api/tasks/:id/start-pipeline */
 export function startPipelineRoute(orchestrator: Orchestrator) {
-  return new Hono<AppEnv>().post('/:id/start-pipeline', async (c) => {
-    const secrets = secretsOf(c);
-    const options = await readJson(c, runOptionsSchema);
-    const taskId = readId(c, 'id', 'task');
-    return c.json(await orchestrator.start(c.var.user.id, taskId, options, secrets), 202);
+  return apiRouter().openapi(start, async (c) => {
+    const { id } = c.req.valid('param');
+    return c.json(await orchestrator.start(c.var.user.id, id, c.req.valid('json'), secretsOf(c)), 202);
   });
 }
 
@@ -34,53 +40,57 @@ export function startPipelineRoute(orchestrator: Orchestrator) {
  */
 export function pipelineRoutes(orchestrator: Orchestrator, log: EventLog) {
   const reads = { db: log.db, events: log };
-  return new Hono<AppEnv>()
-    .get('/runs/:runId/events', async (c) => {
-      const { after } = readQuery(c, afterQuery);
-      return c.json(await runEvents(reads, c.var.user.id, readId(c, 'runId', 'run'), after));
+  return apiRouter()
+    .openapi(runEventsRoute, async (c) => {
+      const { after } = c.req.valid('query');
+      return c.json(await runEvents(reads, c.var.user.id, c.req.valid('param').runId, after), 200);
     })
-    .get('/runs/:runId/comments', async (c) =>
-      c.json({ comments: await listComments(reads, c.var.user.id, readId(c, 'runId', 'run')) }),
+    .openapi(listCommentsRoute, async (c) =>
+      c.json({ comments: await listComments(reads, c.var.user.id, c.req.valid('param').runId) }, 200),
     )
-    .post('/runs/:runId/comments', async (c) => {
-      const input = await readJson(c, reviewCommentInputSchema);
-      const comment = await addComment(reads, c.var.user.id, readId(c, 'runId', 'run'), input);
-      return c.json(comment, 201);
-    })
-    .delete('/runs/:runId/comments/:commentId', async (c) => {
-      const runId = readId(c, 'runId', 'run');
-      await removeComment(reads, c.var.user.id, runId, readId(c, 'commentId', 'comment'));
+    .openapi(addCommentRoute, async (c) =>
+      c.json(await addComment(reads, c.var.user.id, c.req.valid('param').runId, c.req.valid('json')), 201),
+    )
+    .openapi(removeCommentRoute, async (c) => {
+      const { runId, commentId } = c.req.valid('param');
+      await removeComment(reads, c.var.user.id, runId, commentId);
       return c.body(null, 204);
     })
-    .get('/:taskId/status', async (c) =>
-      c.json(await runStatus(reads, c.var.user.id, readId(c, 'taskId', 'task'))),
+    .openapi(status, async (c) =>
+      c.json(await runStatus(reads, c.var.user.id, c.req.valid('param').taskId), 200),
     )
-    .get('/:taskId/runs', async (c) =>
-      c.json({ runs: await runHistory(reads, c.var.user.id, readId(c, 'taskId', 'task')) }),
+    .openapi(history, async (c) =>
+      c.json({ runs: await runHistory(reads, c.var.user.id, c.req.valid('param').taskId) }, 200),
     )
-    .post('/:taskId/retry', async (c) => {
-      const secrets = secretsOf(c);
-      const options = await readJson(c, runOptionsSchema);
-      return c.json(
-        await orchestrator.retry(c.var.user.id, readId(c, 'taskId', 'task'), options, secrets),
+    .openapi(retry, async (c) =>
+      c.json(
+        await orchestrator.retry(
+          c.var.user.id,
+          c.req.valid('param').taskId,
+          c.req.valid('json'),
+          secretsOf(c),
+        ),
         202,
-      );
-    })
-    .post('/:taskId/cancel', async (c) =>
-      c.json(await orchestrator.cancel(c.var.user.id, readId(c, 'taskId', 'task'))),
+      ),
     )
-    .post('/:taskId/approve', async (c) =>
-      c.json(await orchestrator.approve(c.var.user.id, readId(c, 'taskId', 'task'))),
+    .openapi(cancel, async (c) =>
+      c.json(await orchestrator.cancel(c.var.user.id, c.req.valid('param').taskId), 200),
     )
-    .post('/:taskId/revert', async (c) =>
-      c.json(await orchestrator.revert(c.var.user.id, readId(c, 'taskId', 'task'))),
+    .openapi(approve, async (c) =>
+      c.json(await orchestrator.approve(c.var.user.id, c.req.valid('param').taskId), 200),
     )
-    .post('/:taskId/request-changes', async (c) => {
-      const secrets = secretsOf(c);
-      const input = await readJson(c, requestChangesSchema);
-      return c.json(
-        await orchestrator.requestChanges(c.var.user.id, readId(c, 'taskId', 'task'), input, secrets),
+    .openapi(revertRoute, async (c) =>
+      c.json(await orchestrator.revert(c.var.user.id, c.req.valid('param').taskId), 200),
+    )
+    .openapi(requestChanges, async (c) =>
+      c.json(
+        await orchestrator.requestChanges(
+          c.var.user.id,
+          c.req.valid('param').taskId,
+          c.req.valid('json'),
+          secretsOf(c),
+        ),
         202,
-      );
-    });
+      ),
+    );
 }

@@ -1,15 +1,20 @@
 import type { AgentCallUsage, AgentType } from '@/contracts/pipeline.js';
 import { estimateCostUsd } from '../llm/pricing.js';
-import type { AgentResult } from './agents/agent-base.js';
+import { type AgentResult, unrecordedUsage } from './agents/agent-base.js';
+import { budgetGuard } from './budget.js';
 import type { DriverEnv, RunContext } from './run-context.js';
 import type { RunRow } from './runs.repo.js';
 
-/** What an agent call of the run is given: provider, model, abort signal, and where its chunks go. */
+/**
+ * What an agent call of the run is given: provider, model, abort signal, where its chunks go, and
+ * the task's token budget, checked before each provider call.
+ */
 export const agentParams = (env: DriverEnv, ctx: RunContext, agent: AgentType) => ({
   provider: ctx.provider,
   config: ctx.configs[agent],
   runId: ctx.runId,
   signal: ctx.handle.controller.signal,
+  beforeCall: budgetGuard(env.db, agent, ctx),
   ...(env.maxAnswerBytes !== undefined ? { maxAnswerBytes: env.maxAnswerBytes } : {}),
   // Text the SDK had already buffered when the run was cancelled is not shown after the cancellation.
   onChunk: (chunk: string) => {
@@ -24,7 +29,7 @@ export async function recordCall(
   agent: AgentType,
   result: AgentResult<unknown>,
 ) {
-  const costUsd = ctx.provider.simulated ? 0 : estimateCostUsd(result.model, result.tokenUsage);
+  const costUsd = estimateCostUsd(result.model, result.tokenUsage, { simulated: ctx.provider.simulated });
   const call = { agent, model: result.model, ...result.tokenUsage, costUsd, durationMs: result.durationMs };
   ctx.usage.inputTokens += call.inputTokens;
   ctx.usage.outputTokens += call.outputTokens;
@@ -35,6 +40,18 @@ export async function recordCall(
     data: { runId: ctx.runId, call, total: { ...ctx.usage }, timestamp: env.now() },
   });
   return { call, text: result.text.slice(0, 50_000) };
+}
+
+/**
+ * Adds to the run's totals what a failed agent call had spent (answers that did not parse, or
+ * an attempt before the one that failed): those tokens count against the task's budget too.
+ */
+export function addUnrecordedUsage(ctx: RunContext, error: unknown): void {
+  const spent = unrecordedUsage(error);
+  if (!spent) return;
+  ctx.usage.inputTokens += spent.usage.inputTokens;
+  ctx.usage.outputTokens += spent.usage.outputTokens;
+  ctx.usage.costUsd += estimateCostUsd(spent.model, spent.usage, { simulated: ctx.provider.simulated });
 }
 
 /** The run's records of its agent calls, as last written. */

@@ -55,6 +55,8 @@ export interface RunContext extends RunRef {
   pendingPatch?: { branch: string; worktreePath: string; baseCommit: string | null } | undefined;
   /** Token totals of the run. */
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
+  /** Tokens the task's earlier runs spent (for its token budget). */
+  earlierTokens: number;
 }
 
 /** The cursor of a run that has none stored: the start of planning. */
@@ -92,6 +94,7 @@ export function buildRunContext(
     lastFeedback: cursor.feedback ?? row.feedback.at(-1)?.text,
     handle: run.handle,
     usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, costUsd: row.costUsd },
+    earlierTokens: row.earlierUsage.inputTokens + row.earlierUsage.outputTokens,
   };
 }
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { MAX_RETRIES } from '@/contracts/pipeline.js';
+import { retryCostsAttempt } from '@/contracts/run-lifecycle.js';
 import type { Limiter } from '@/server/lib/limiter.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { LlmProvider } from '../llm/provider.js';
@@ -8,6 +9,7 @@ import { createRunWorktree, resetWorktree } from '../workspace/worktree.js';
 import { describeFailure, RunTimeoutError } from './failures.js';
 import type { ProviderFactory } from './pipeline-deps.js';
 import type { ResolvedProvider } from './provider-resolution.js';
+import { addUnrecordedUsage, usagePatch } from './run-calls.js';
 import { buildRunContext, type DriverEnv, type RunContext } from './run-context.js';
 import { driveRun } from './run-driver.js';
 import type { RunHandle } from './run-registry.js';
@@ -110,8 +112,8 @@ function providerFor(env: ExecutionEnv, resolved: ResolvedProvider, runId: strin
 }
 
 /**
- * Provider errors pause the run for a retry (429, 5xx, network, the run's time limit) or end it
- * (authentication, or retries used up); see failures.ts.
+ * Provider errors pause the run for a retry (429, 5xx, network, the run's time limit, the task's
+ * token budget) or end it (authentication, or retries used up); see failures.ts.
  */
 async function pauseOrFail(env: ExecutionEnv, ctx: RunContext, error: unknown, log: Logger) {
   const reason: unknown = ctx.handle.controller.signal.reason;
@@ -119,10 +121,15 @@ async function pauseOrFail(env: ExecutionEnv, ctx: RunContext, error: unknown, l
   const failure = describeFailure(cause, ctx.cursor, env.now());
   if (failure.logAsBug) log.error('pipeline step failed unexpectedly', { error });
   else log.warn('pipeline step failed', { type: failure.details.type, message: failure.details.message });
-  const terminal = !failure.details.retryable || ctx.cursor.retryCount >= MAX_RETRIES;
+  const retriesUsedUp = retryCostsAttempt(failure.details.type) && ctx.cursor.retryCount >= MAX_RETRIES;
+  const terminal = !failure.details.retryable || retriesUsedUp;
   const details = { ...failure.details, retryable: !terminal };
-  if (terminal) await env.transitions.fail(ctx, ctx, { cursor: ctx.cursor }, details);
-  else await env.transitions.pause(ctx, details, { cursor: ctx.cursor });
+  // What the run spent is written with its pause or end: calls recorded since its last write, and
+  // attempts of the failed call, count against the task's token budget.
+  addUnrecordedUsage(ctx, error);
+  const patch = { cursor: ctx.cursor, ...usagePatch(ctx) };
+  if (terminal) await env.transitions.fail(ctx, ctx, patch, details);
+  else await env.transitions.pause(ctx, details, patch);
 }
 
 /**

@@ -20,6 +20,7 @@ export function toRunSummary(row: RunRow): PipelineRunSummary {
     subtask: coding ? { index: Math.min(total, (row.cursor?.subtaskIndex ?? 0) + 1), total } : null,
     roundStart: row.cursor?.roundStart ?? 0,
     usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, costUsd: row.costUsd },
+    earlierRunsUsage: row.earlierUsage,
     reviewScore: row.reviewFindings?.score ?? null,
     errorDetails: row.errorDetails ?? null,
     startedAt: row.startedAt.toISOString(),

@@ -8,8 +8,24 @@ export type RunRow = typeof pipelineRuns.$inferSelect;
 export type RunInsert = typeof pipelineRuns.$inferInsert;
 export type RunPatch = Partial<Omit<RunInsert, 'id' | 'taskId'>>;
 
-export async function insertRun(db: Db, values: RunInsert): Promise<RunRow> {
-  const [row] = await db.insert(pipelineRuns).values(values).returning();
+/**
+ * Creates a run. Its `earlierUsage` is what the task's runs so far spent, summed in the same
+ * statement: every one of them has ended (a task has one active run, and only its latest can
+ * spend), so the sum stays true for the run's whole life.
+ */
+export async function insertRun(db: Db, values: Omit<RunInsert, 'earlierUsage'>): Promise<RunRow> {
+  // The target table is not in scope in VALUES: the subquery's pipeline_runs is the earlier runs.
+  const earlierUsage = sql`(
+    select jsonb_build_object(
+      'inputTokens', coalesce(sum(${pipelineRuns.inputTokens}), 0),
+      'outputTokens', coalesce(sum(${pipelineRuns.outputTokens}), 0),
+      'costUsd', coalesce(sum(${pipelineRuns.costUsd}), 0)
+    ) from ${pipelineRuns} where ${pipelineRuns.taskId} = ${values.taskId}
+  )`;
+  const [row] = await db
+    .insert(pipelineRuns)
+    .values({ ...values, earlierUsage })
+    .returning();
   if (!row) throw new Error('insert returned no row');
   return row;
 }
@@ -88,6 +104,16 @@ export async function runningRuns(db: Db): Promise<{ run: RunRow; projectId: str
     .innerJoin(tasks, eq(tasks.id, pipelineRuns.taskId))
     .where(eq(pipelineRuns.status, 'running'));
   return rows;
+}
+
+/** The project's `taskTokenBudget` (null: none, or the project is gone). */
+export async function tokenBudgetOf(db: Db, projectId: string): Promise<number | null> {
+  const [row] = await db
+    .select({ budget: projects.taskTokenBudget })
+    .from(projects)
+    .where(eq(projects.id, projectId))
+    .limit(1);
+  return row?.budget ?? null;
 }
 
 /** A task with its project's repository, for the orchestrator. */

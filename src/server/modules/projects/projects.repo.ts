@@ -43,7 +43,9 @@ export async function insertProject(db: Db, values: typeof projects.$inferInsert
   return row;
 }
 
-export type ProjectSettings = Partial<Pick<ProjectRow, 'name' | 'checkCommand' | 'checkTimeoutSeconds'>>;
+export type ProjectSettings = Partial<
+  Pick<ProjectRow, 'name' | 'checkCommand' | 'checkTimeoutSeconds' | 'taskTokenBudget' | 'serviceEnv'>
+>;
 
 export async function updateProjectSettings(
   db: Db,

@@ -12,7 +12,11 @@ describe("a project's check settings (PATCH /api/projects/:id)", () => {
   it('has no check and a 300 s timeout by default', async () => {
     const { client, projectId } = await signedInClient(t.app);
     const project = await client.get<Project>(`/api/projects/${projectId}`);
-    expect(project.body).toMatchObject({ checkCommand: null, checkTimeoutSeconds: 300 });
+    expect(project.body).toMatchObject({
+      checkCommand: null,
+      checkTimeoutSeconds: 300,
+      taskTokenBudget: null,
+    });
   });
 
   it('sets the check command and timeout, keeps what is left out, and clears the command with null or ""', async () => {
@@ -77,6 +81,46 @@ describe("a project's check settings (PATCH /api/projects/:id)", () => {
     expect(empty.body).toMatchObject({ error: 'VALIDATION_ERROR' });
     const unknown = await client.patch(`/api/projects/${projectId}`, { checkCommands: 'npm test' });
     expect(unknown.status).toBe(400);
+  });
+
+  it('sets a task token budget, keeps it when other fields change, and removes it with null', async () => {
+    const { client, projectId } = await signedInClient(t.app);
+    const set = await client.patch<Project>(`/api/projects/${projectId}`, { taskTokenBudget: 250_000 });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ taskTokenBudget: 250_000, checkTimeoutSeconds: 300 });
+    const renamed = await client.patch<Project>(`/api/projects/${projectId}`, { name: 'Budgeted' });
+    expect(renamed.body).toMatchObject({ name: 'Budgeted', taskTokenBudget: 250_000 });
+    const listed = await client.get<{ projects: Project[] }>('/api/projects');
+    expect(listed.body.projects.find((p) => p.id === projectId)?.taskTokenBudget).toBe(250_000);
+    for (const edge of [1, 2_000_000_000]) {
+      const res = await client.patch<Project>(`/api/projects/${projectId}`, { taskTokenBudget: edge });
+      expect(res.body.taskTokenBudget).toBe(edge);
+    }
+    const removed = await client.patch<Project>(`/api/projects/${projectId}`, { taskTokenBudget: null });
+    expect(removed.status).toBe(200);
+    expect(removed.body.taskTokenBudget).toBeNull();
+  });
+
+  it('refuses a budget that is not a whole, positive number of tokens, and keeps the one it had', async () => {
+    const { client, projectId } = await signedInClient(t.app);
+    await client.patch(`/api/projects/${projectId}`, { taskTokenBudget: 5000 });
+    for (const value of [-1, -5000, 0, 1.5, 1000.25, '5000', true, 2_000_000_001, Number.MAX_SAFE_INTEGER]) {
+      const res = await client.patch(`/api/projects/${projectId}`, { taskTokenBudget: value });
+      expect(res.status, JSON.stringify(value)).toBe(400);
+      expect(res.body).toMatchObject({
+        error: 'VALIDATION_ERROR',
+        fields: { taskTokenBudget: [expect.any(String)] },
+      });
+    }
+    // 1e400 is valid JSON that parses to Infinity: refused like any number out of range.
+    const huge = await client.request('PATCH', `/api/projects/${projectId}`, '{"taskTokenBudget": 1e400}');
+    expect(huge.status).toBe(400);
+    expect(huge.body).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      fields: { taskTokenBudget: [expect.any(String)] },
+    });
+    const project = await client.get<Project>(`/api/projects/${projectId}`);
+    expect(project.body.taskTokenBudget).toBe(5000);
   });
 
   it("answers 404 for another user's project and changes nothing", async () => {

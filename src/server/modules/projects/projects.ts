@@ -57,6 +57,8 @@ export function toProject(row: ProjectRow): Project {
     defaultBranch: row.defaultBranch,
     checkCommand: row.checkCommand,
     checkTimeoutSeconds: row.checkTimeoutSeconds,
+    taskTokenBudget: row.taskTokenBudget,
+    serviceEnv: row.serviceEnv,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -174,7 +176,7 @@ export function importOptions(deps: Pick<ProjectsDeps, 'importRoots'>): ImportOp
   return { localImport: deps.importRoots.length > 0 };
 }
 
-/** Renames the project and sets its check (PATCH /api/projects/:id); fields left out stay. */
+/** Renames the project, sets its check, its task token budget and its services' environment (PATCH /api/projects/:id); fields left out stay. */
 export async function updateOwnedProject(
   deps: ProjectsDeps,
   userId: string,

@@ -21,7 +21,16 @@ export interface SandboxEnvOptions {
   home: string;
   /** Extra variables the caller needs (e.g. PORT for a service). */
   extra?: Record<string, string> | undefined;
+  /**
+   * Variables a project's owner set for their own services (project settings). They are the
+   * owner's values, not the server's, so a name like `STRIPE_API_KEY` is theirs to pass; they
+   * cannot replace what the sandbox sets (PATH, HOME, TMPDIR) nor the caller's `extra`.
+   */
+  user?: Record<string, string> | undefined;
 }
+
+/** Set by the sandbox itself: a user's variable of that name would change the sandbox. */
+const SANDBOX_OWN = /^(PATH|HOME|TMPDIR|AUTOCODER_.*)$/i;
 
 /**
  * The whole environment of a sandboxed process. Nothing is inherited from the server: a check
@@ -36,6 +45,10 @@ export function sandboxEnv(options: SandboxEnvOptions): Record<string, string> {
     TERM: 'dumb',
     CI: '1',
   };
+  for (const [name, value] of Object.entries(options.user ?? {})) {
+    if (SANDBOX_OWN.test(name)) throw new Error(`${name} is set by the sandbox and may not be given`);
+    env[name] = value;
+  }
   for (const [name, value] of Object.entries(options.extra ?? {})) {
     if (FORBIDDEN.some((pattern) => pattern.test(name))) {
       throw new Error(`${name} may not be passed to a sandboxed process`);

@@ -58,6 +58,8 @@ export interface SpawnOptions {
   cwd: string;
   /** Extra variables; AutoCoder's own and credentials are refused. */
   env?: Record<string, string>;
+  /** Variables a project's owner set for their services (their own values, any name but the sandbox's own). */
+  userEnv?: Record<string, string>;
   /**
    * Visible read-only even inside a hidden directory: the project's git directory (`<repo>/.git`),
    * which the worktree's `.git` file points into, so that git works in the check. Take it from the
@@ -151,7 +153,12 @@ export function createSandbox(config: SandboxConfig): Sandbox {
           ...HOME_SECRETS.map((name) => path.join(home, name)),
           ...SERVICE_SOCKETS,
         ]);
-        const env = sandboxEnv({ path: config.path, home: '/tmp', extra: options.env });
+        const env = sandboxEnv({
+          path: config.path,
+          home: '/tmp',
+          extra: options.env,
+          user: options.userEnv,
+        });
         const gitLink = await existing([path.join(worktree, '.git')]);
         const layout = {
           worktree,
@@ -168,7 +175,12 @@ export function createSandbox(config: SandboxConfig): Sandbox {
           stdio: ['ignore', 'pipe', 'pipe'],
         });
       } else {
-        const env = sandboxEnv({ path: config.path, home: privateTmp, extra: options.env });
+        const env = sandboxEnv({
+          path: config.path,
+          home: privateTmp,
+          extra: options.env,
+          user: options.userEnv,
+        });
         child = spawn(program, args, {
           cwd: worktree,
           env,

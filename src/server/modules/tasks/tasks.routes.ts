@@ -1,19 +1,113 @@
-import { Hono } from 'hono';
+import { z } from '@hono/zod-openapi';
+import type { AppDeps } from '@/server/deps.js';
 import {
-  createTaskSchema,
-  listTasksQuerySchema,
-  updateTaskSchema,
-  updateTaskStatusSchema,
-} from '@/contracts/tasks.js';
-import type { AppDeps, AppEnv } from '@/server/deps.js';
-import { readId, readJson, readQuery } from '@/server/lib/validate.js';
+  apiRoute,
+  apiRouter,
+  jsonRequest,
+  jsonResponse,
+  noContent,
+  uuidParam,
+} from '@/server/openapi/route.js';
+import {
+  CreateTaskBody,
+  ListTasksQuery,
+  MoveTaskBody,
+  TaskListSchema,
+  TaskSchema,
+  UpdateTaskBody,
+} from '@/server/openapi/schemas.js';
 import { readTaskList } from './task-list.js';
 import { createTask, deleteTask, getOwnedTask, moveTask, toTask, updateTask } from './tasks.js';
 
+const tags = ['tasks'];
+const params = z.object({ id: uuidParam('id', 'task') });
+const session = 'session' as const;
+
+const list = apiRoute(
+  {
+    method: 'get',
+    path: '/',
+    tags,
+    summary: 'The board: a project’s tasks',
+    description:
+      'Weak ETag with `Cache-Control: private, no-cache`: revalidate with If-None-Match (304 when unchanged). Gzipped when the client accepts it.',
+    request: { query: ListTasksQuery },
+    responses: {
+      200: jsonResponse(TaskListSchema, 'The cards, or whole tasks with `view=full`'),
+      304: { description: 'Not modified since the ETag sent in If-None-Match' },
+    },
+  },
+  { access: session, errors: ['PROJECT_NOT_FOUND'] },
+);
+
+const create = apiRoute(
+  {
+    method: 'post',
+    path: '/',
+    tags,
+    summary: 'Create a task',
+    request: { body: jsonRequest(CreateTaskBody) },
+    responses: { 201: jsonResponse(TaskSchema, 'The new task') },
+  },
+  { access: session, errors: ['PROJECT_NOT_FOUND'] },
+);
+
+const get = apiRoute(
+  {
+    method: 'get',
+    path: '/{id}',
+    tags,
+    summary: 'One whole task',
+    request: { params },
+    responses: { 200: jsonResponse(TaskSchema, 'The task') },
+  },
+  { access: session, errors: ['TASK_NOT_FOUND'] },
+);
+
+const update = apiRoute(
+  {
+    method: 'patch',
+    path: '/{id}',
+    tags,
+    summary: 'Edit a task',
+    description: 'Status moves go through PATCH /api/tasks/{id}/status.',
+    request: { params, body: jsonRequest(UpdateTaskBody) },
+    responses: { 200: jsonResponse(TaskSchema, 'The edited task') },
+  },
+  { access: session, errors: ['TASK_NOT_FOUND'] },
+);
+
+const move = apiRoute(
+  {
+    method: 'patch',
+    path: '/{id}/status',
+    tags,
+    summary: 'Move a task by hand',
+    description:
+      'To another column (backlog ↔ spec) or to another place in its own. Building, review and done are reached only through the pipeline.',
+    request: { params, body: jsonRequest(MoveTaskBody) },
+    responses: { 200: jsonResponse(TaskSchema, 'The moved task') },
+  },
+  { access: session, errors: ['TASK_NOT_FOUND', 'INVALID_TRANSITION'] },
+);
+
+const remove = apiRoute(
+  {
+    method: 'delete',
+    path: '/{id}',
+    tags,
+    summary: 'Delete a task',
+    description: 'With its runs. Refused while a pipeline works on it.',
+    request: { params },
+    responses: { 204: noContent },
+  },
+  { access: session, errors: ['TASK_NOT_FOUND', 'PIPELINE_ACTIVE'] },
+);
+
 export function taskRoutes(deps: AppDeps) {
-  return new Hono<AppEnv>()
-    .get('/', async (c) => {
-      const query = readQuery(c, listTasksQuerySchema);
+  return apiRouter()
+    .openapi(list, async (c) => {
+      const query = c.req.valid('query');
       const list = await readTaskList(deps, c.var.user.id, query, c.req.header('if-none-match'));
       // no-cache: the browser keeps the list and revalidates it with If-None-Match every time.
       c.header('ETag', list.etag);
@@ -21,28 +115,25 @@ export function taskRoutes(deps: AppDeps) {
       c.header('Vary', 'Accept-Encoding');
       if (list.notModified) return c.body(null, 304);
       c.header('Content-Type', 'application/json');
+      // The list is serialised (and gzipped) once per version and query, not per request.
       if (list.gzip && /\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) {
         c.header('Content-Encoding', 'gzip');
         return c.body(list.gzip, 200);
       }
       return c.body(list.json, 200);
     })
-    .post('/', async (c) =>
-      c.json(await createTask(deps, c.var.user.id, await readJson(c, createTaskSchema)), 201),
+    .openapi(create, async (c) => c.json(await createTask(deps, c.var.user.id, c.req.valid('json')), 201))
+    .openapi(get, async (c) =>
+      c.json(toTask(await getOwnedTask(deps, c.var.user.id, c.req.valid('param').id)), 200),
     )
-    .get('/:id', async (c) =>
-      c.json(toTask(await getOwnedTask(deps, c.var.user.id, readId(c, 'id', 'task')))),
+    .openapi(update, async (c) =>
+      c.json(await updateTask(deps, c.var.user.id, c.req.valid('param').id, c.req.valid('json')), 200),
     )
-    .patch('/:id', async (c) => {
-      const id = readId(c, 'id', 'task');
-      return c.json(await updateTask(deps, c.var.user.id, id, await readJson(c, updateTaskSchema)));
-    })
-    .patch('/:id/status', async (c) => {
-      const id = readId(c, 'id', 'task');
-      return c.json(await moveTask(deps, c.var.user.id, id, await readJson(c, updateTaskStatusSchema)));
-    })
-    .delete('/:id', async (c) => {
-      await deleteTask(deps, c.var.user.id, readId(c, 'id', 'task'));
+    .openapi(move, async (c) =>
+      c.json(await moveTask(deps, c.var.user.id, c.req.valid('param').id, c.req.valid('json')), 200),
+    )
+    .openapi(remove, async (c) => {
+      await deleteTask(deps, c.var.user.id, c.req.valid('param').id);
       return c.body(null, 204);
     });
 }

@@ -1,5 +1,6 @@
 import { AppError } from '@/server/lib/errors.js';
 import { git, gitText } from '@/server/lib/git.js';
+import { readBlob } from '@/server/lib/git-objects.js';
 import { assertRevision, resolveCommit } from './refs.js';
 
 /** Patches larger than this are cut (at a line end) and flagged. */
@@ -218,12 +219,11 @@ export async function fileVersions(
   if (!file)
     throw new AppError('DIFF_FILE_NOT_FOUND', 'The run does not change this file', { path: filePath });
   const knownPatch = file.patch !== undefined && !file.truncated ? file.patch : null;
-
   const read = async (object: string, present: boolean) => {
     if (!present) return { text: null, truncated: false };
     if (file.binary) return { text: '', truncated: false };
-    const out = await git(['cat-file', 'blob', object], { cwd: dir, maxOutputBytes: maxBytes });
-    return { text: out.stdout.toString('utf8'), truncated: out.truncated };
+    const blob = await readBlob(dir, object, maxBytes);
+    return { text: blob.data.toString('utf8'), truncated: blob.truncated };
   };
   const paths = file.oldPath ? [file.oldPath, file.path] : [file.path];
   const [before, after, patchOut] = await Promise.all([

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GitError, git } from '@/server/lib/git.js';
-import { branchCommit, resolveCommit } from './refs.js';
+import { branchCommit, readBranchHead, resolveCommit } from './refs.js';
 import { listTree } from './repository.js';
 import { head, makeRepo, type TempRepo } from './test-repo.js';
 
@@ -11,6 +11,42 @@ beforeEach(async () => {
   t = await makeRepo();
 });
 afterEach(async () => t.cleanup());
+
+describe('readBranchHead', () => {
+  const bothSay = async (branch: string) => {
+    const read = await readBranchHead(t.repo, branch);
+    expect(read).toBe(await branchCommit(t.repo, branch));
+    return read;
+  };
+
+  it('reads a branch as git does: a loose ref, a packed one, a branch with slashes', async () => {
+    const main = await head(t.repo);
+    await git(['branch', 'feature/x'], { cwd: t.repo });
+    expect(await bothSay('main')).toBe(main);
+    expect(await bothSay('feature/x')).toBe(main);
+    await git(['pack-refs', '--all'], { cwd: t.repo });
+    expect(await bothSay('main')).toBe(main);
+    expect(await bothSay('feature/x')).toBe(main);
+    // A commit after packing writes a loose ref again, which wins over the packed line.
+    await git(['commit', '--quiet', '--allow-empty', '-m', 'next'], { cwd: t.repo });
+    expect(await bothSay('main')).not.toBe(main);
+  });
+
+  it('answers null for no such branch, and follows a symbolic ref through git', async () => {
+    await git(['branch', 'feature/x'], { cwd: t.repo });
+    expect(await bothSay('nope')).toBeNull();
+    expect(await bothSay('feature')).toBeNull(); // a folder of refs, not a branch
+    await git(['symbolic-ref', 'refs/heads/alias', 'refs/heads/main'], { cwd: t.repo });
+    expect(await bothSay('alias')).toBe(await head(t.repo));
+    await expect(readBranchHead(t.repo, '--output=x')).rejects.toBeInstanceOf(Error);
+  });
+
+  it('reads a worktree of the repository through git', async () => {
+    const tree = path.join(t.root, 'tree');
+    await git(['worktree', 'add', '--quiet', '-b', 'work', tree], { cwd: t.repo });
+    expect(await readBranchHead(tree, 'work')).toBe(await branchCommit(t.repo, 'work'));
+  });
+});
 
 describe('branchCommit and resolveCommit', () => {
   it('name the commit of a branch, a tag or HEAD', async () => {

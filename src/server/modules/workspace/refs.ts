@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { AppError } from '@/server/lib/errors.js';
 import { GitError, gitText } from '@/server/lib/git.js';
+import { GitObjectsError, objectInfo } from '@/server/lib/git-objects.js';
 
 /**
  * Refuses revisions and branch names that git would read as options. Callers pass names
@@ -17,9 +20,51 @@ export async function branchCommit(dir: string, branch: string): Promise<string 
   return resolveCommit(dir, `refs/heads/${branch}`);
 }
 
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+async function readText(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `branchCommit` without starting git when it can: the branch's loose ref file, else its line in
+ * `packed-refs` (git writes both atomically). The lock rules and the graph ask for a branch's head on
+ * every call, and a git process per call is most of their cost. Whatever this does not find plainly
+ * (no such branch, a symbolic ref, a worktree's `.git` file, another ref storage) is asked of git.
+ */
+export async function readBranchHead(dir: string, branch: string): Promise<string | null> {
+  assertRevision(branch, 'branch');
+  const parts = branch.split('/');
+  if (parts.every((part) => part !== '' && part !== '.' && part !== '..')) {
+    const gitDir = path.join(dir, '.git');
+    const loose = (await readText(path.join(gitDir, 'refs', 'heads', ...parts)))?.trim();
+    if (loose !== undefined && OBJECT_ID.test(loose)) return loose;
+    if (loose === undefined) {
+      const suffix = ` refs/heads/${branch}`;
+      const packed = (await readText(path.join(gitDir, 'packed-refs')))
+        ?.split('\n')
+        .find((line) => line.endsWith(suffix));
+      const id = packed?.slice(0, -suffix.length);
+      if (id !== undefined && OBJECT_ID.test(id)) return id;
+    }
+  }
+  return branchCommit(dir, branch);
+}
+
 /** The commit a revision names, or null when it names none. */
 export async function resolveCommit(dir: string, rev: string): Promise<string | null> {
   assertRevision(rev, 'revision');
+  try {
+    // The repository's running `cat-file`, when it answers; otherwise a command of its own.
+    const found = await objectInfo(dir, `${rev}^{commit}`);
+    return found?.type === 'commit' ? found.oid : null;
+  } catch (error) {
+    if (!(error instanceof GitObjectsError)) throw error;
+  }
   try {
     return (await gitText(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: dir })).trim();
   } catch (error) {
@@ -50,4 +95,27 @@ export async function isValidBranchName(branch: string): Promise<boolean> {
     if (error instanceof GitError && error.exitCode !== null) return false;
     throw error;
   }
+}
+
+/** Every branch of the repository with its commit (`refs/heads/*`). */
+export async function branchHeads(dir: string): Promise<Map<string, string>> {
+  const out = await gitText(['for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads'], {
+    cwd: dir,
+  });
+  const heads = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const space = line.indexOf(' ');
+    if (space > 0) heads.set(line.slice(space + 1), line.slice(0, space));
+  }
+  return heads;
+}
+
+/** The branches whose commit differs from `before` (new ones included; deleted ones are not). */
+export function movedHeads(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): { branch: string; head: string }[] {
+  const moved: { branch: string; head: string }[] = [];
+  for (const [branch, head] of after) if (before.get(branch) !== head) moved.push({ branch, head });
+  return moved;
 }

@@ -1,4 +1,4 @@
-import { FolderTree, KanbanSquare, LogOut, Settings } from 'lucide-react';
+import { FolderTree, KanbanSquare, LogOut, Network, ServerCog, Settings } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { toast } from 'sonner';
@@ -20,13 +20,14 @@ const navLinkClass = ({ isActive }: { isActive: boolean }) =>
     isActive ? 'bg-white/12 text-white' : 'text-zinc-400 hover:bg-white/6 hover:text-zinc-100',
   );
 
-/** The dark header (project switcher, Board / Files, Settings, the user) above the page. */
+/** The dark header (project switcher, Board / Files / Graph / Services, Settings, the user) above the page. */
 export function AppShell({ projectId, children }: AppShellProps) {
   const me = useMe();
   const logout = useLogout();
   const navigate = useNavigate();
   const location = useLocation();
-  const onFiles = location.pathname.endsWith('/files');
+  // Switching projects keeps the view (Board, Files, Graph or Services).
+  const view = /\/projects\/[^/]+\/(files|graph|services)$/.exec(location.pathname)?.[1];
 
   return (
     <div className="flex h-dvh flex-col">
@@ -43,7 +44,7 @@ export function AppShell({ projectId, children }: AppShellProps) {
             <span aria-hidden="true" className="hidden h-5 w-px bg-zinc-800 md:block" />
             <ProjectSwitcher
               currentProjectId={projectId}
-              onSelect={(id) => navigate(onFiles ? `/projects/${id}/files` : `/projects/${id}`)}
+              onSelect={(id) => navigate(view ? `/projects/${id}/${view}` : `/projects/${id}`)}
               onCreated={(project) => {
                 toast.success('Project created', { description: project.name });
                 navigate(`/projects/${project.id}`);
@@ -62,6 +63,18 @@ export function AppShell({ projectId, children }: AppShellProps) {
                 <NavLink to={`/projects/${projectId}/files`} className={navLinkClass} data-testid="nav-files">
                   <FolderTree aria-hidden="true" className="size-3.5" />
                   Files
+                </NavLink>
+                <NavLink to={`/projects/${projectId}/graph`} className={navLinkClass} data-testid="nav-graph">
+                  <Network aria-hidden="true" className="size-3.5" />
+                  Graph
+                </NavLink>
+                <NavLink
+                  to={`/projects/${projectId}/services`}
+                  className={navLinkClass}
+                  data-testid="nav-services"
+                >
+                  <ServerCog aria-hidden="true" className="size-3.5" />
+                  Services
                 </NavLink>
               </nav>
             )}

@@ -9,15 +9,21 @@ import { BoardView } from '@/web/features/board/components/board-view';
 import { PipelinePanel } from '@/web/features/pipeline/components/pipeline-panel';
 import { TaskPhaseBadge } from '@/web/features/pipeline/components/task-phase-badge';
 import { useProjectEvents } from '@/web/features/pipeline/sse/use-project-events';
+import { useProjects } from '@/web/features/projects/api/get-projects';
+import { TaskServices } from '@/web/features/services/components/task-services';
 
 /**
  * The board with the pipeline and the activity feed plugged in: live card moves, phase and lock
- * badges, the drawer's Pipeline section, and the project's live activity beside the columns.
+ * badges, the drawer's Pipeline section (with the project's token budget and, in Review, the run's
+ * Services), and the project's live
+ * activity beside the columns.
  */
 export function BoardRoute() {
   const { projectId = '' } = useParams();
   const applyTaskStatus = useApplyTaskStatus(projectId);
   const applyActivity = useActivityStore((state) => state.apply);
+  const tokenBudget =
+    useProjects().data?.find((project) => project.id === projectId)?.taskTokenBudget ?? null;
   useProjectEvents(projectId, {
     onTaskStatus: applyTaskStatus,
     onCoordination: (event, id) => applyActivity(projectId, event, id),
@@ -31,9 +37,17 @@ export function BoardRoute() {
           <TaskLockBadge taskId={task.id} />
         </>
       ),
-      taskSection: (task) => <PipelinePanel key={task.id} taskId={task.id} taskStatus={task.status} />,
+      taskSection: (task) => (
+        <>
+          <PipelinePanel key={task.id} taskId={task.id} taskStatus={task.status} tokenBudget={tokenBudget} />
+          {/* In Review, the run's branch can be run and previewed before approving. */}
+          {task.status === 'review' && (
+            <TaskServices key={`services-${task.id}`} projectId={projectId} taskId={task.id} />
+          )}
+        </>
+      ),
     }),
-    [],
+    [projectId, tokenBudget],
   );
 
   return (

@@ -74,7 +74,9 @@ function writeStep(
 }
 
 function fixChanges(info: PromptInfo, names: TaskNames, iteration: number): FileChange[] {
-  const findings = info.findings.length ? info.findings.slice(0, 10) : ['Addressed the review findings.'];
+  // The person's line comments first: each is answered with a note, as a finding is.
+  const asked = [...info.comments.map((comment) => `line comment ${comment}`), ...info.findings];
+  const findings = asked.length ? asked.slice(0, 10) : ['Addressed the review findings.'];
   const shown = info.currentFiles
     .filter((f) => f.content.trim() && languageOf(f.path) !== 'json')
     .slice(0, 5);
@@ -160,6 +162,9 @@ export function coderAnswer(info: PromptInfo, scenario?: Scenario): string {
   } else if (info.fixIteration !== undefined) {
     files = fixChanges(info, names, info.fixIteration);
     thought = `Simulated coder: answering ${info.findings.length || 1} review finding(s) from iteration ${info.fixIteration}.`;
+    if (info.comments.length > 0) {
+      thought += ` Line comments answered: ${info.comments.slice(0, 10).join('; ')}.`;
+    }
     if (info.failedCheck && scenario?.checkFix) {
       files = [
         ...files.filter((f) => f.filePath !== scenario.checkFix),

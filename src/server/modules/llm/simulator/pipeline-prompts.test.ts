@@ -140,4 +140,23 @@ describe('simulator reading the pipeline prompts', () => {
     expect(fix()).not.toContain('fixed.txt');
     expect(parseScenario('check-fix=../outside.txt').invalid).toEqual(['check-fix=../outside.txt']);
   });
+
+  it('answers the person’s line comments in fix mode, in its notes and in the files', () => {
+    const prompt = buildCoderUserPrompt({
+      task,
+      subtask: null,
+      iteration: 1,
+      previousOutputs: [],
+      currentFiles: [{ path: 'src/greet.ts', content: 'export const greet = 1;\n', truncated: false }],
+      comments: [{ path: 'src/greet.ts', line: 1, body: 'Name it\ngreetPerson.' }],
+    });
+    const info = parsePrompt(buildCoderSystemPrompt(), prompt);
+    expect(info.comments).toEqual(['src/greet.ts:1 — Name it greetPerson.']);
+    const answer = answerFor(info, parseScenario(''));
+    expect(answer.split('\n')[0]).toContain('Line comments answered: src/greet.ts:1 — Name it greetPerson.');
+    const files = fileChangesSchema.parse(jsonOf(answer)).files;
+    expect(files.find((f) => f.filePath === 'src/greet.ts')?.content).toContain(
+      'line comment src/greet.ts:1 — Name it greetPerson.',
+    );
+  });
 });

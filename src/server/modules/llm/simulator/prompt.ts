@@ -17,6 +17,8 @@ export interface PromptInfo {
   /** Coder in fix mode: the review iteration being answered. */
   fixIteration?: number;
   findings: string[];
+  /** Coder in fix mode: the person's comments on lines of the diff ("path:line — body"). */
+  comments: string[];
   reviewIteration: number;
   changedFiles: string[];
   currentFiles: Array<{ path: string; content: string }>;
@@ -131,6 +133,7 @@ export function parsePrompt(system: string, prompt: string): PromptInfo {
       : undefined,
     fixIteration: fix ? Number(fix[1] ?? 0) : undefined,
     findings: bulletItems(section(prompt, 'Review findings')),
+    comments: bulletItems(section(prompt, 'Comments on lines of the diff')),
     reviewIteration: Number(line(prompt, 'Review iteration')?.match(/\d+/)?.[0] ?? 0),
     changedFiles: changed,
     currentFiles: currentFiles(section(prompt, 'Current files')),

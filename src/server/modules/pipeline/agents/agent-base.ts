@@ -14,6 +14,31 @@ export class AgentOutputError extends Error {
   }
 }
 
+/** What an agent call has spent so far on earlier attempts (an answer that did not parse). */
+export interface SpentInCall {
+  model: string;
+  usage: TokenUsage;
+}
+
+/**
+ * Called before every provider call of an agent call (the reminder after an answer that did not
+ * parse included); it throws to stop the call from being made (a token budget).
+ */
+export type BeforeCall = (
+  request: { maxTokens: number; system: string; prompt: string },
+  spentInCall: SpentInCall,
+) => Promise<void>;
+
+const unrecorded = new WeakMap<object, SpentInCall>();
+
+/**
+ * The tokens an agent call had spent when it failed (attempts whose answers were not used): they
+ * were spent all the same, so the run counts them when it pauses or fails.
+ */
+export function unrecordedUsage(error: unknown): SpentInCall | undefined {
+  return typeof error === 'object' && error !== null ? unrecorded.get(error) : undefined;
+}
+
 export interface AgentExecuteParams {
   provider: LlmProvider;
   config: AgentConfig;
@@ -22,6 +47,8 @@ export interface AgentExecuteParams {
   signal?: AbortSignal;
   /** Largest answer accepted, in UTF-8 bytes; past it the stream is aborted (AnswerTooLargeError). */
   maxAnswerBytes?: number;
+  /** Checked before every provider call; throwing stops the call from being made. */
+  beforeCall?: BeforeCall;
 }
 
 export interface AgentResult<T> {
@@ -110,17 +137,34 @@ const JSON_REMINDER =
 /**
  * Streams one agent call, forwarding chunks, and validates the answer against its
  * schema; an answer that does not parse is asked for once more with an explicit
- * reminder. Provider errors (LlmError) propagate to the orchestrator.
+ * reminder. Provider errors (LlmError) propagate to the orchestrator, with the tokens the call
+ * had spent by then (`unrecordedUsage`).
  */
 export async function runAgent<S extends z.ZodType>(
   agent: AgentType,
   params: AgentExecuteParams & { system: string; prompt: string; schema: S },
 ): Promise<AgentResult<z.output<S>>> {
+  const spent: SpentInCall = { model: params.config.model, usage: { inputTokens: 0, outputTokens: 0 } };
+  try {
+    return await callUntilParsed(agent, params, spent);
+  } catch (error) {
+    if (typeof error === 'object' && error !== null && spent.usage.inputTokens + spent.usage.outputTokens > 0)
+      unrecorded.set(error, spent);
+    throw error;
+  }
+}
+
+async function callUntilParsed<S extends z.ZodType>(
+  agent: AgentType,
+  params: AgentExecuteParams & { system: string; prompt: string; schema: S },
+  spent: SpentInCall,
+): Promise<AgentResult<z.output<S>>> {
   const started = Date.now();
-  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-  let model = params.config.model;
+  const { usage } = spent;
   const maxBytes = params.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   for (let attempt = 1; attempt <= 2; attempt++) {
+    const prompt = attempt === 1 ? params.prompt : params.prompt + JSON_REMINDER;
+    await params.beforeCall?.({ maxTokens: params.config.maxTokens, system: params.system, prompt }, spent);
     // Counted per chunk as it arrives (never by re-reading the answer); an exception from onText
     // ends the provider's stream loop, and aborting the call's own signal closes the connection.
     const call = new AbortController();
@@ -131,7 +175,7 @@ export async function runAgent<S extends z.ZodType>(
       model: params.config.model,
       maxTokens: params.config.maxTokens,
       system: params.system,
-      prompt: attempt === 1 ? params.prompt : params.prompt + JSON_REMINDER,
+      prompt,
       runId: params.runId,
       onText: (chunk) => {
         received += Buffer.byteLength(chunk, 'utf8');
@@ -145,7 +189,7 @@ export async function runAgent<S extends z.ZodType>(
     });
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
-    model = response.model || model;
+    spent.model = response.model || spent.model;
     const output = parseAgentJSON(response.text, params.schema);
     if (output !== null) {
       return {
@@ -154,7 +198,7 @@ export async function runAgent<S extends z.ZodType>(
         tokenUsage: usage,
         attempts: attempt,
         durationMs: Date.now() - started,
-        model,
+        model: spent.model,
       };
     }
     if (attempt === 1)

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { toast } from 'sonner';
 import type { ErrorDetails, PipelineStatus } from '@/contracts/pipeline';
+import { retryCostsAttempt } from '@/contracts/run-lifecycle';
 import { Button } from '@/web/components/ui/button';
 import { cn } from '@/web/lib/cn';
 
@@ -29,6 +30,7 @@ const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
   interrupted: 'the server restarted during the run',
   run_timeout: 'the run took longer than its time limit',
   lock_conflict: 'another agent is writing a file this run changes',
+  budget_exceeded: 'the next call could pass the task’s token budget',
 };
 
 /** Errors this recent when they reach the page are news; older ones come from a replay. */
@@ -61,11 +63,15 @@ export function ErrorNotification({
 
   if (!shown || dismissed === shown.timestamp) return null;
   const paused = status === 'paused';
+  // A budget pause waits for a higher budget: its Retry spends none of the run's retries.
+  const countsRetry = retryCostsAttempt(shown.type);
   const facts = [
     shown.failedAgent && `Agent: ${shown.failedAgent}`,
     shown.failedPhase && `Phase: ${shown.failedPhase}`,
     shown.statusCode && `HTTP ${shown.statusCode}`,
-    (status === 'paused' || shown.retryCount > 0) && `Retry ${shown.retryCount}/${shown.maxRetries}`,
+    countsRetry &&
+      (status === 'paused' || shown.retryCount > 0) &&
+      `Retry ${shown.retryCount}/${shown.maxRetries}`,
   ].filter(Boolean);
 
   return (
@@ -118,7 +124,7 @@ export function ErrorNotification({
             data-testid="btn-error-retry"
           >
             {!retrying && <RotateCw aria-hidden="true" className="size-3.5" />}
-            Retry ({shown.retryCount + 1}/{shown.maxRetries})
+            {countsRetry ? `Retry (${shown.retryCount + 1}/${shown.maxRetries})` : 'Retry'}
           </Button>
           <Button size="sm" loading={cancelling} onClick={onCancel} data-testid="btn-error-cancel">
             {!cancelling && <Square aria-hidden="true" className="size-3" />}

@@ -1,4 +1,4 @@
-import { Check, MessageSquarePlus, Play, RotateCw, Square } from 'lucide-react';
+import { Check, MessageSquarePlus, Play, RotateCw, Square, Undo2 } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { isActiveRun } from '@/contracts/run-lifecycle';
 import type { TaskStatus } from '@/contracts/tasks';
@@ -12,6 +12,7 @@ export interface PipelinePending {
   isCancelling: boolean;
   isApproving: boolean;
   isRequestingChanges: boolean;
+  isReverting: boolean;
 }
 
 interface PipelineControlsProps {
@@ -25,13 +26,16 @@ interface PipelineControlsProps {
   onApprove: () => void;
   /** Opens the feedback dialog. */
   onRequestChanges: () => void;
+  /** Takes an approval back (a revert commit on the default branch). */
+  onRevert: () => void;
 }
 
 const CAN_START: readonly TaskStatus[] = ['backlog', 'spec'];
 
 /**
  * The actions that fit the run's state — Start (no run, failed, cancelled),
- * Cancel (running), Retry and Cancel (paused), Approve and Request changes (passed, in Review).
+ * Cancel (running), Retry and Cancel (paused), Approve and Request changes (passed, in Review),
+ * Revert approval (approved, in Done).
  */
 export function PipelineControls({
   run,
@@ -42,6 +46,7 @@ export function PipelineControls({
   onCancel,
   onApprove,
   onRequestChanges,
+  onRevert,
 }: PipelineControlsProps) {
   const status = run?.status;
   let buttons: ReactNode;
@@ -96,11 +101,33 @@ export function PipelineControls({
     );
   } else if (status === 'passed' && taskStatus === 'done') {
     buttons = (
-      <p className="flex items-center gap-1.5 text-xs text-emerald-700" data-testid="pipeline-merged">
-        <Check aria-hidden="true" className="size-3.5" />
-        Approved and merged
-        {run?.mergeCommit && <code className="font-mono text-[11px]">{shortSha(run.mergeCommit)}</code>}
-      </p>
+      <>
+        <p className="flex items-center gap-1.5 text-xs text-emerald-700" data-testid="pipeline-merged">
+          <Check aria-hidden="true" className="size-3.5" />
+          Approved and merged
+          {run?.mergeCommit && (
+            <code
+              className="font-mono text-[11px]"
+              data-testid="pipeline-merge-commit"
+              title={run.mergeCommit}
+            >
+              {shortSha(run.mergeCommit)}
+            </code>
+          )}
+        </p>
+        {run?.mergeCommit && (
+          <Button
+            size="sm"
+            loading={pending.isReverting}
+            onClick={onRevert}
+            title="Adds a commit on the default branch that undoes this merge; the task goes back to Review"
+            data-testid="btn-revert-approval"
+          >
+            {!pending.isReverting && <Undo2 aria-hidden="true" className="size-3.5" />}
+            Revert approval
+          </Button>
+        )}
+      </>
     );
   } else {
     const allowed = CAN_START.includes(taskStatus);

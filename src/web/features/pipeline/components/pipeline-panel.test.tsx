@@ -2,6 +2,7 @@
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PipelineRunDetail, StoredEvent } from '@/contracts/pipeline';
+import { diffFile, runDiffOf } from '@/web/testing/diff-fixtures';
 import { FakeEventSource } from '@/web/testing/fake-event-source';
 import { type StubRequest, stubFetch } from '@/web/testing/fetch-stub';
 import { renderAt } from '@/web/testing/render';
@@ -25,6 +26,8 @@ beforeEach(() => {
   ({ requests } = stubFetch({
     [STATUS]: () => server,
     [`POST /api/tasks/${T}/start-pipeline`]: { runId: 'run-1' },
+    'GET /api/pipeline/runs/run-1/diff': runDiffOf([diffFile({ path: 'src/greet.ts', status: 'added' })]),
+    'GET /api/pipeline/runs/run-1/comments': { comments: [] },
   }));
 });
 
@@ -87,7 +90,9 @@ describe('the pipeline panel', () => {
     );
     expect(stepper().dataset.status).toBe('passed');
     expect(steps()).toMatchObject({ planning: 'complete', coding: 'complete', reviewing: 'complete' });
-    expect(screen.getByText(/Files changed \(1\)/)).toBeTruthy();
+    // A finished run's changes are read from git, in the review panel.
+    const tree = await screen.findByTestId('diff-tree', {}, { timeout: 10_000 });
+    expect(within(tree).getByTestId('diff-tree-file').dataset.path).toBe('src/greet.ts');
   });
 
   it('does not move backwards on a replayed or older event', async () => {

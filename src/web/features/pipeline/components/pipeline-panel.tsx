@@ -1,19 +1,21 @@
-import { Bot, KeyRound, Settings } from 'lucide-react';
-import { type ReactNode, useState } from 'react';
+import { Bot, Settings } from 'lucide-react';
+import { lazy, type ReactNode, Suspense, useState } from 'react';
 import { Link } from 'react-router';
 import { type AgentType, PROVIDER_LABELS } from '@/contracts/pipeline';
 import type { TaskStatus } from '@/contracts/tasks';
 import { LoadingState } from '@/web/components/ui/spinner';
 import { effectiveProvider, useRunSettings } from '@/web/lib/run-settings';
 import { usePipelineStatus } from '../api/get-pipeline-status';
-import { type PipelineActionError, usePipeline } from '../hooks/use-pipeline';
+import { openComments, useReviewComments } from '../api/get-review-comments';
+import { usePipeline } from '../hooks/use-pipeline';
 import { useSSE } from '../sse/use-sse';
 import { useCheckRuns } from '../stores/pipeline-store';
 import type { CheckRun, PipelineRunState } from '../stores/run-state';
+import { ActionError } from './action-error';
 import { AgentLog } from './agent-log';
 import { CancelPipelineDialog } from './cancel-pipeline-dialog';
 import { CheckLog } from './check-log';
-import { ErrorNotification, isKeyProblem } from './error-notification';
+import { ErrorNotification } from './error-notification';
 import { FileChangeList } from './file-change-list';
 import { PhaseStepper } from './phase-stepper';
 import { PipelineControls } from './pipeline-controls';
@@ -24,11 +26,19 @@ import { RunMeta } from './run-meta';
 import { SIMULATED_DESCRIPTION, SimulatedBadge } from './simulated-badge';
 import { StreamStatus } from './stream-status';
 import { SubtaskList } from './subtask-list';
+import { TaskSpend, taskSpendOf } from './task-spend';
 
 interface PipelinePanelProps {
   taskId: string;
   taskStatus: TaskStatus;
+  /** The project's token budget per task (`taskTokenBudget`); null or left out: none. */
+  tokenBudget?: number | null;
 }
+
+/** The diff viewer and its highlighter load when a finished run is first opened, not with the board. */
+const ReviewPanel = lazy(() =>
+  import('./review/review-panel').then((module) => ({ default: module.ReviewPanel })),
+);
 
 const WORKING_AGENT: Record<string, AgentType> = {
   planning: 'planner',
@@ -47,7 +57,7 @@ function Part({ title, children, testId }: { title: string; children: ReactNode;
 }
 
 /** The task drawer's Pipeline section: actions, errors, phases, live agent output and results. */
-export function PipelinePanel({ taskId, taskStatus }: PipelinePanelProps) {
+export function PipelinePanel({ taskId, taskStatus, tokenBudget = null }: PipelinePanelProps) {
   const pipeline = usePipeline(taskId);
   const status = usePipelineStatus(taskId);
   const sse = useSSE({ taskId });
@@ -55,6 +65,8 @@ export function PipelinePanel({ taskId, taskStatus }: PipelinePanelProps) {
   const [requestingChanges, setRequestingChanges] = useState(false);
   const checks = useCheckRuns(taskId);
   const run = pipeline.pipelineRun;
+  const inReview = run?.status === 'passed' && taskStatus === 'review';
+  const comments = useReviewComments(run?.runId ?? '', inReview);
 
   return (
     <section
@@ -80,6 +92,7 @@ export function PipelinePanel({ taskId, taskStatus }: PipelinePanelProps) {
           onCancel={() => setConfirmingCancel(true)}
           onApprove={() => void pipeline.approvePipeline()}
           onRequestChanges={() => setRequestingChanges(true)}
+          onRevert={() => void pipeline.revertApproval()}
         />
       </header>
 
@@ -100,7 +113,13 @@ export function PipelinePanel({ taskId, taskStatus }: PipelinePanelProps) {
       />
 
       {run ? (
-        <RunDetails run={run} taskStatus={taskStatus} logs={pipeline.agentLogs} checks={checks} />
+        <RunDetails
+          run={run}
+          taskStatus={taskStatus}
+          logs={pipeline.agentLogs}
+          checks={checks}
+          tokenBudget={tokenBudget}
+        />
       ) : status.isPending ? (
         <LoadingState className="p-2" label="Loading the pipeline…" />
       ) : (
@@ -117,6 +136,12 @@ export function PipelinePanel({ taskId, taskStatus }: PipelinePanelProps) {
         open={requestingChanges}
         onOpenChange={setRequestingChanges}
         pending={pipeline.isRequestingChanges}
+        openComments={inReview ? openComments(comments.data).length : 0}
+        conflictFiles={
+          pipeline.actionError?.action === 'approve' && pipeline.actionError.code === 'MERGE_CONFLICT'
+            ? pipeline.actionError.files
+            : []
+        }
         onSubmit={pipeline.requestChanges}
       />
     </section>
@@ -128,21 +153,36 @@ function RunDetails({
   taskStatus,
   logs,
   checks,
+  tokenBudget,
 }: {
   run: PipelineRunState;
   taskStatus: TaskStatus;
   logs: ReturnType<typeof usePipeline>['agentLogs'];
   checks: readonly CheckRun[];
+  tokenBudget: number | null;
 }) {
+  const spend = taskSpendOf(run);
   const working = run.status === 'running' ? (WORKING_AGENT[run.phase] ?? null) : null;
   const pastCoding = run.status === 'passed' || run.phase === 'reviewing' || run.phase === 'fixing';
+  const review = reviewable(run);
   return (
     <>
       <div className="flex flex-col gap-3">
         <PhaseStepper run={run} taskStatus={taskStatus} />
         <RunMeta run={run} />
+        {(tokenBudget !== null || spend.tokens > run.usage.inputTokens + run.usage.outputTokens) && (
+          <TaskSpend {...spend} budgetTokens={tokenBudget} />
+        )}
         {run.retryAt && run.status === 'running' && <RetryCountdown retryAt={run.retryAt} />}
       </div>
+      {/* A finished run is read first for what it changed, then for how it got there. */}
+      {review && (
+        <Part title="Review" testId="pipeline-review">
+          <Suspense fallback={<LoadingState className="p-4" label="Loading the diff…" />}>
+            <ReviewPanel run={run} taskStatus={taskStatus} fallback={<RunProducts run={run} />} />
+          </Suspense>
+        </Part>
+      )}
       <Part title={run.simulated ? 'Agent output (simulated)' : 'Agent output'}>
         <AgentLog logs={logs} activeAgent={working} />
       </Part>
@@ -152,6 +192,21 @@ function RunDetails({
           <SubtaskList subtasks={run.subtasks} current={run.subtask} allDone={pastCoding} />
         </Part>
       )}
+      {!review && <RunProducts run={run} />}
+    </>
+  );
+}
+
+/** A finished run whose branch was made: its diff can be read from git. */
+const reviewable = (run: PipelineRunState) =>
+  (run.status === 'passed' || run.status === 'failed' || run.status === 'cancelled') &&
+  run.branch !== null &&
+  run.baseCommit !== null;
+
+/** The findings and files as the run recorded them, while it works or when its branch is gone. */
+function RunProducts({ run }: { run: PipelineRunState }) {
+  return (
+    <>
       {run.reviewFindings && (
         <Part title="Review">
           <ReviewFindings review={run.reviewFindings} />
@@ -182,28 +237,5 @@ function NoRunYet() {
         Change in Settings
       </Link>
     </p>
-  );
-}
-
-function ActionError({ error }: { error: PipelineActionError }) {
-  const keyProblem = error.code === 'INVALID_API_KEY' || isKeyProblem({ message: error.message });
-  return (
-    <div
-      role="alert"
-      className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-900"
-      data-testid="pipeline-action-error"
-    >
-      <p>{error.message}</p>
-      {keyProblem && (
-        <Link
-          to="/settings"
-          className="mt-1 inline-flex items-center gap-1.5 text-xs font-medium underline underline-offset-2"
-          data-testid="action-error-settings-link"
-        >
-          <KeyRound aria-hidden="true" className="size-3.5" />
-          Update key in Settings
-        </Link>
-      )}
-    </div>
   );
 }

@@ -1,21 +1,26 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { errorMessage, isApiError } from '@/web/lib/api-client';
 import { runRequestOf, useRunSettingsStore } from '@/web/lib/run-settings';
 import { approvePipeline } from '../api/approve-pipeline';
 import { cancelPipeline } from '../api/cancel-pipeline';
+import { reviewCommentsKey } from '../api/get-review-comments';
 import { requestChanges } from '../api/request-changes';
 import { retryPipeline } from '../api/retry-pipeline';
+import { revertPipeline } from '../api/revert-pipeline';
 import { startPipeline } from '../api/start-pipeline';
 import { selectRun, useAgentLogs, usePipelineRun, usePipelineStore } from '../stores/pipeline-store';
 import type { PipelineRunState } from '../stores/run-state';
 
-export type PipelineAction = 'start' | 'retry' | 'cancel' | 'approve' | 'requestChanges';
+export type PipelineAction = 'start' | 'retry' | 'cancel' | 'approve' | 'requestChanges' | 'revert';
 
 export interface PipelineActionError {
   action: PipelineAction;
   message: string;
   /** The API's error code (INVALID_API_KEY, PIPELINE_ACTIVE, MERGE_CONFLICT…), null for network errors. */
   code: string | null;
+  /** The files git could not merge (MERGE_CONFLICT on approve or revert); empty otherwise. */
+  files: string[];
 }
 
 /** Retry: the run resumes where it stopped. */
@@ -54,6 +59,7 @@ const idle: Record<PipelineAction, boolean> = {
   cancel: false,
   approve: false,
   requestChanges: false,
+  revert: false,
 };
 
 const store = () => usePipelineStore.getState();
@@ -69,6 +75,7 @@ export function usePipeline(taskId: string) {
   const agentLogs = useAgentLogs(taskId);
   const [pending, setPending] = useState(idle);
   const [actionError, setActionError] = useState<PipelineActionError | null>(null);
+  const queryClient = useQueryClient();
 
   const perform = useCallback(
     async <T>(
@@ -83,7 +90,12 @@ export function usePipeline(taskId: string) {
         return await call();
       } catch (error) {
         if (proposed) store().withdraw(taskId, proposed);
-        setActionError({ action, message: errorMessage(error), code: isApiError(error) ? error.code : null });
+        setActionError({
+          action,
+          message: errorMessage(error),
+          code: isApiError(error) ? error.code : null,
+          files: isApiError(error) ? error.conflictFiles : [],
+        });
         return null;
       } finally {
         setPending((current) => ({ ...current, [action]: false }));
@@ -119,12 +131,21 @@ export function usePipeline(taskId: string) {
   }, [taskId, perform]);
 
   const sendChanges = useCallback(
-    async (feedback: string) =>
-      (await perform(
+    async (feedback: string) => {
+      const result = await perform(
         'requestChanges',
         () => requestChanges(taskId, feedback, currentRequest()),
         newRound,
-      )) !== null,
+      );
+      // The open comments went with it: they are addressed now.
+      if (result) void queryClient.invalidateQueries({ queryKey: reviewCommentsKey(result.runId) });
+      return result !== null;
+    },
+    [taskId, perform, queryClient],
+  );
+
+  const revert = useCallback(
+    async () => (await perform('revert', () => revertPipeline(taskId))) !== null,
     [taskId, perform],
   );
 
@@ -140,11 +161,13 @@ export function usePipeline(taskId: string) {
     cancelPipeline: cancel,
     approvePipeline: approve,
     requestChanges: sendChanges,
+    revertApproval: revert,
     isStarting: pending.start,
     isRetrying: pending.retry,
     isCancelling: pending.cancel,
     isApproving: pending.approve,
     isRequestingChanges: pending.requestChanges,
+    isReverting: pending.revert,
     actionError,
     clearActionError: useCallback(() => setActionError(null), []),
   };

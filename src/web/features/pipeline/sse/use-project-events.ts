@@ -1,14 +1,17 @@
 import { useEffect, useRef } from 'react';
 import type { CoordinationEvent } from '@/contracts/coordination';
+import type { HeadMovedData } from '@/contracts/graph';
 import type { RunUpdateData, TaskStatusData } from '@/contracts/pipeline';
 import { usePipelineStore } from '../stores/pipeline-store';
 import { openEventStream } from './event-stream';
 
 interface ProjectEventHandlers {
   /** A pipeline moved a task: the board moves its card. */
-  onTaskStatus: (event: TaskStatusData) => void;
-  /** An agent took, was refused, released or lost locks (the activity feed, lock badges). */
+  onTaskStatus?: (event: TaskStatusData) => void;
+  /** An agent took, was refused, released or lost locks (the activity feed, lock badges, the graph). */
   onCoordination?: (event: CoordinationEvent, id: number | null) => void;
+  /** A branch of the project's repository moved (a push, an approval, a revert): the graph refetches. */
+  onHeadMoved?: (event: HeadMovedData) => void;
 }
 
 const COORDINATION_EVENTS = ['lock-taken', 'lock-refused', 'lock-released', 'lock-expired'] as const;
@@ -16,9 +19,9 @@ const isCoordination = (type: string): type is CoordinationEvent['type'] =>
   (COORDINATION_EVENTS as readonly string[]).includes(type);
 
 /**
- * The board's live feed (GET /api/sse/projects/:projectId): task moves go to `onTaskStatus`, run
- * summaries to the pipeline store for the cards' phase badges, lock events to `onCoordination`. Live only: the board loads the
- * current state itself.
+ * A project's live feed (GET /api/sse/projects/:projectId): task moves go to `onTaskStatus`, run
+ * summaries to the pipeline store for the cards' phase badges, lock events to `onCoordination`, moved
+ * branches to `onHeadMoved`. Live only: each page loads the current state itself.
  */
 export function useProjectEvents(projectId: string | undefined, handlers: ProjectEventHandlers) {
   const handlersRef = useRef(handlers);
@@ -30,9 +33,10 @@ export function useProjectEvents(projectId: string | undefined, handlers: Projec
     if (!projectId) return;
     const stream = openEventStream({
       url: `/api/sse/projects/${encodeURIComponent(projectId)}`,
-      events: ['task-status', 'run-update', ...COORDINATION_EVENTS],
+      events: ['task-status', 'run-update', 'head-moved', ...COORDINATION_EVENTS],
       onMessage: (type, data, id) => {
-        if (type === 'task-status') handlersRef.current.onTaskStatus(data as TaskStatusData);
+        if (type === 'task-status') handlersRef.current.onTaskStatus?.(data as TaskStatusData);
+        else if (type === 'head-moved') handlersRef.current.onHeadMoved?.(data as HeadMovedData);
         else if (type === 'run-update')
           usePipelineStore.getState().setRunSummary((data as RunUpdateData).run);
         else if (isCoordination(type))

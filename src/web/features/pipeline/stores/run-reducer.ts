@@ -55,6 +55,7 @@ const runIdOf = (event: PipelineEvent): string | null => {
     case 'lock-refused':
     case 'lock-released':
     case 'lock-expired':
+    case 'head-moved':
       return null;
     default:
       return event.data.runId || null;

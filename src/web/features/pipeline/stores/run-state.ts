@@ -73,6 +73,8 @@ export interface PipelineRunState {
   subtaskTotal: number;
   errorDetails: ErrorDetails | null;
   usage: TokenUsage & { costUsd: number };
+  /** What the task's earlier runs spent: with `usage`, the task's spend against its token budget. */
+  earlierUsage: TokenUsage & { costUsd: number };
   provider: ProviderId | null;
   simulated: boolean;
   branch: string | null;
@@ -116,6 +118,7 @@ export function newRunState(runId: string, startedAt: number, provider: Provider
     subtaskTotal: 0,
     errorDetails: null,
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    earlierUsage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     provider,
     simulated: provider === 'simulator',
     branch: null,
@@ -165,6 +168,7 @@ export function withSummary(run: PipelineRunState, summary: PipelineRunSummary):
     errorDetails: summary.errorDetails,
     // Usage only grows; an event may have told of a call the run's row does not hold yet.
     usage: summary.usage.outputTokens >= run.usage.outputTokens ? summary.usage : run.usage,
+    earlierUsage: summary.earlierRunsUsage,
     provider: summary.provider,
     simulated: summary.simulated,
     branch: summary.branch,

@@ -77,14 +77,17 @@ function CreateProjectForm({
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    createProject.mutate(
-      {
+    // The promise, not mutate's own onSuccess: that one is dropped when the dialog unmounts before
+    // React Query notifies it (the list's update can re-render the switcher first on a busy machine).
+    createProject
+      .mutateAsync({
         name: name.trim() || derivedName,
         ...(source === 'path' ? { importPath: importPath.trim() } : {}),
         ...(source === 'url' ? { repoUrl: repoUrl.trim() } : {}),
-      },
-      { onSuccess: onCreated },
-    );
+      })
+      .then(onCreated, () => {
+        // Shown by the form (createProject.error) and the mutation's error toast.
+      });
   }
 
   return (

@@ -1,5 +1,10 @@
 import { type FormEvent, useState } from 'react';
-import { CHECK_COMMAND_MAX_LENGTH, CHECK_TIMEOUT_SECONDS, type Project } from '@/contracts/projects';
+import {
+  CHECK_COMMAND_MAX_LENGTH,
+  CHECK_TIMEOUT_SECONDS,
+  type Project,
+  TASK_TOKEN_BUDGET,
+} from '@/contracts/projects';
 import { Button } from '@/web/components/ui/button';
 import { Dialog, DialogContent, DialogFooter, DialogTitle } from '@/web/components/ui/dialog';
 import { Field } from '@/web/components/ui/field';
@@ -14,7 +19,7 @@ interface ProjectSettingsDialogProps {
   onOpenChange: (open: boolean) => void;
 }
 
-/** A project's name and its repository's own check (command and timeout). */
+/** A project's name, its repository's own check (command and timeout) and its token budget per task. */
 export function ProjectSettingsDialog({ project, open, onOpenChange }: ProjectSettingsDialogProps) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -30,23 +35,33 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
   const [name, setName] = useState(project.name);
   const [checkCommand, setCheckCommand] = useState(project.checkCommand ?? '');
   const [timeout, setTimeoutSeconds] = useState(String(project.checkTimeoutSeconds));
+  const [budget, setBudget] = useState(
+    project.taskTokenBudget === null ? '' : String(project.taskTokenBudget),
+  );
+  const [budgetNotANumber, setBudgetNotANumber] = useState(false);
   const updateProject = useUpdateProject();
   const error = updateProject.error;
   const fieldError = (field: string) => (isApiError(error) ? error.fieldError(field) : undefined);
-  const fieldNames = ['name', 'checkCommand', 'checkTimeoutSeconds'];
+  const fieldNames = ['name', 'checkCommand', 'checkTimeoutSeconds', 'taskTokenBudget'];
   // An error that names none of the fields (a network failure, a 404) is shown under the form.
   const formError =
     error && !fieldNames.some((field) => fieldError(field)) ? (error.message ?? 'Could not save') : undefined;
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    // The server validates (and names the field): a blank timeout is 0, below the minimum.
+    // An empty budget is none; text that is no number at all would travel as null (NaN), so it is
+    // refused here. The server validates the rest (and names the field): a blank timeout is 0.
+    const tokens = Number(budget);
+    const noBudget = budget.trim() === '';
+    setBudgetNotANumber(!noBudget && !Number.isFinite(tokens));
+    if (!noBudget && !Number.isFinite(tokens)) return;
     updateProject.mutate(
       {
         id: project.id,
         name,
         checkCommand: checkCommand.trim() === '' ? null : checkCommand,
         checkTimeoutSeconds: Number(timeout),
+        taskTokenBudget: noBudget ? null : tokens,
       },
       { onSuccess: onDone },
     );
@@ -94,6 +109,27 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
           value={timeout}
           onChange={(event) => setTimeoutSeconds(event.target.value)}
           data-testid="project-check-timeout"
+        />
+      </Field>
+      <Field
+        label="Token budget per task"
+        error={
+          budgetNotANumber
+            ? 'Enter a whole number of tokens, or leave it empty for no budget'
+            : fieldError('taskTokenBudget')
+        }
+        hint="Input and output tokens a task may spend over all its runs. A call that could pass it is not made and the run pauses until you raise it. Empty: no budget."
+      >
+        <Input
+          type="number"
+          inputMode="numeric"
+          min={TASK_TOKEN_BUDGET.min}
+          max={TASK_TOKEN_BUDGET.max}
+          step={1000}
+          value={budget}
+          placeholder="No budget"
+          onChange={(event) => setBudget(event.target.value)}
+          data-testid="project-token-budget"
         />
       </Field>
       {formError && <p className="text-xs text-red-600">{formError}</p>}

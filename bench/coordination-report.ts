@@ -1,0 +1,112 @@
+// The coordination part's tables and aims (bench/coordination.ts measures).
+
+import type { CoordinationServerResult } from './coordination.js';
+import { CALLS, COORDINATION_AIMS, type CoordinationConfig, STORE_OPS } from './coordination-config.js';
+import type { StoreDirectResult } from './coordination-store.js';
+import type { Aim } from './lib/common.js';
+import { int, ms, table } from './lib/format.js';
+
+export interface CoordinationPartResult {
+  direct: StoreDirectResult[];
+  servers: CoordinationServerResult[];
+}
+
+const DB = { pglite: 'PGlite', postgres: 'PostgreSQL' } as const;
+const STORE = { memory: 'in-process store', redis: 'Redis store' } as const;
+const TRANSPORT = { rest: 'REST', mcp: 'MCP' } as const;
+
+export function printCoordination(result: CoordinationPartResult, config: CoordinationConfig): void {
+  console.log(
+    `\n${config.agents} agents, each its own token; a cycle is check_status, post_status WRITING, post_status OPEN ` +
+      `on its ${config.ownFiles} files and a shared one (${Math.ceil(config.agents / config.sharedFiles)} agents per shared file)`,
+  );
+  const directRows = result.direct.flatMap((entry) =>
+    entry.status === 'ok'
+      ? [...STORE_OPS.map((op) => [op, entry.ops[op]] as const), ['all', entry.all] as const].map(
+          ([op, s]) => [
+            `${STORE[entry.store]}, direct: ${op}`,
+            int(s.count),
+            ms(s.p50),
+            ms(s.p90),
+            ms(s.p99),
+            ms(s.max),
+          ],
+        )
+      : [[`${STORE[entry.store]}, direct: skipped (${entry.reason})`, '', '', '', '', '']],
+  );
+  console.log(table(['lock store called directly', 'calls', 'p50', 'p90', 'p99', 'max'], directRows));
+
+  for (const server of result.servers) {
+    const title = `${DB[server.database]}, ${STORE[server.store]}`;
+    if (server.status === 'skipped') {
+      console.log(`\n${title}: skipped — ${server.reason}`);
+      continue;
+    }
+    console.log(
+      `\n${title} — load average ${server.loadAverage.start.join(' ')} → ${server.loadAverage.end.join(' ')}`,
+    );
+    const rows = server.transports.flatMap((t) =>
+      [...CALLS.map((call) => [call, t.calls[call]] as const), ['all calls', t.all] as const].map(
+        ([call, s]) => [
+          `${TRANSPORT[t.transport]}  ${call}`,
+          int(s.count),
+          ms(s.p50),
+          ms(s.p90),
+          ms(s.p99),
+          ms(s.max),
+          call === 'all calls' ? int(t.callsPerSecond) : '',
+          call === 'all calls' && t.serverCpuPercent !== null ? `${t.serverCpuPercent}%` : '',
+        ],
+      ),
+    );
+    console.log(table(['transport  call', 'calls', 'p50', 'p90', 'p99', 'max', 'calls/s', 'srv CPU'], rows));
+    for (const t of server.transports) {
+      const said = Object.entries(t.outcomes)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([outcome, count]) => `${outcome} ×${count}`)
+        .join(', ');
+      console.log(`  ${TRANSPORT[t.transport]} answers: ${said}`);
+      if (t.errors)
+        console.log(`  ${TRANSPORT[t.transport]}: ${t.errors} errors ${JSON.stringify(t.errorKinds)}`);
+      if (t.capped)
+        console.log(`  ${TRANSPORT[t.transport]}: stopped by the time cap after ${t.cycles} cycles`);
+    }
+    for (const entry of server.serverLog.slice(0, 5))
+      console.log(`  server log ×${entry.count}: ${entry.line}`);
+  }
+}
+
+/**
+ * Issue 9's aims: p99 < 10 ms for the in-process store itself (direct calls), < 25 ms per call over
+ * HTTP (REST and MCP, every database and store; the worst call's p99 counts). The Redis store called
+ * directly is shown for reference.
+ */
+export function coordinationAims(result: CoordinationPartResult, config: CoordinationConfig): Aim[] {
+  const aims: Aim[] = [];
+  for (const entry of result.direct) {
+    if (entry.status !== 'ok') continue;
+    aims.push({
+      name: `${STORE[entry.store]} called directly, p99 (${config.agents} agents)${entry.store === 'redis' ? ', for reference' : ''}`,
+      target: `< ${COORDINATION_AIMS.storeP99Ms} ms`,
+      actual: entry.all.p99,
+      unit: 'ms',
+      met: entry.all.p99 < COORDINATION_AIMS.storeP99Ms,
+      part: 'coordination',
+    });
+  }
+  for (const server of result.servers) {
+    if (server.status !== 'ok') continue;
+    for (const t of server.transports) {
+      const worst = Math.max(...CALLS.map((call) => t.calls[call].p99));
+      aims.push({
+        name: `${DB[server.database]}, ${STORE[server.store]}, ${TRANSPORT[t.transport]}: check_status / post_status p99, worst call (${config.agents} agents)`,
+        target: `< ${COORDINATION_AIMS.httpP99Ms} ms`,
+        actual: worst,
+        unit: 'ms',
+        met: t.errors === 0 && worst < COORDINATION_AIMS.httpP99Ms,
+        part: 'coordination',
+      });
+    }
+  }
+  return aims;
+}

@@ -1,0 +1,247 @@
+// The services part of `npm run bench` (`npm run bench -- services`): a workspace service's small
+// answer fetched directly from its port, through its subdomain preview and through the path proxy,
+// by the same closed-loop clients, in one run; the proxy's throughput and added latency as ratios
+// and differences against direct (issue 10's aims: ≥ 70 % of direct throughput, < 2 ms added p99).
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import type { Service, ServicePreview, WorkspaceList } from '../src/contracts/services.js';
+import { type Aim, baseEnv, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
+import { int, ms, table } from './lib/format.js';
+import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
+import { runScenario, type ScenarioResult } from './lib/load.js';
+import { freePort, makeTempDir, removeTempDir, spawnGroup, waitHealthy } from './lib/processes.js';
+import { round } from './lib/stats.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export const SERVICES_AIMS = { throughputRatio: 0.7, addedP99Ms: 2 };
+
+export interface ServicesBenchConfig {
+  clients: number;
+  requests: number;
+  timeCapMs: number;
+}
+
+export function servicesConfig(): ServicesBenchConfig {
+  return {
+    clients: intEnv('BENCH_SERVICES_CLIENTS', 20),
+    requests: intEnv('BENCH_SERVICES_REQUESTS', 10_000),
+    timeCapMs: intEnv('BENCH_SERVICES_TIME_CAP_MS', 60_000),
+  };
+}
+
+export type ServicesResult =
+  | {
+      status: 'ok';
+      scenarios: ScenarioResult[];
+      /** Through the proxy against direct, per way in. */
+      ratios: { preview: ProxyCost; path: ProxyCost };
+      loadAverage: { start: number[]; end: number[] };
+      serverLog: { line: string; count: number }[];
+    }
+  | { status: 'error'; reason: string };
+
+export interface ProxyCost {
+  /** Requests per second through the proxy ÷ directly. */
+  throughputRatio: number;
+  /** p99 through the proxy − p99 directly, ms. */
+  addedP99Ms: number;
+  addedP50Ms: number;
+}
+
+const SERVICE = `#!/usr/bin/env node
+//---
+// name: Bench
+// http: auto
+//---
+const body = JSON.stringify({ hello: 'world', padding: 'x'.repeat(64) });
+require('node:http')
+  .createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); })
+  .listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, limitMs: number): Promise<T> {
+  const deadline = performance.now() + limitMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (performance.now() > deadline) throw new Error(`gave up waiting: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export async function benchServices(config: ServicesBenchConfig): Promise<ServicesResult> {
+  const dataDir = await makeTempDir('autocoder-bench-services-');
+  const port = await freePort();
+  const since = performance.now();
+  const server = spawnGroup(process.execPath, ['dist/server/main.js'], root, {
+    ...baseEnv(),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    AUTOCODER_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    [RATE_LIMIT_ENV]: '1000000',
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: config.clients + 1, timeout: 4_000 });
+  try {
+    await waitHealthy(port, server, since, { intervalMs: 20 });
+    const owner = new BenchClient(agent, port);
+    const projectId = await registerWithProject(
+      owner,
+      `svc-${randomBytes(4).toString('hex')}@example.com`,
+      'bench-password-1',
+    );
+    const list = await owner.json<WorkspaceList>(
+      'GET',
+      `/api/projects/${projectId}/workspaces`,
+      undefined,
+      200,
+    );
+    const workspaceId = list.workspaces[0]?.id ?? '';
+    const dir = path.join(dataDir, 'repos', projectId, '.discobot', 'services');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'bench'), SERVICE);
+    await chmod(path.join(dir, 'bench'), 0o755);
+    const api = `/api/workspaces/${workspaceId}/services/bench`;
+    await owner.json('POST', `${api}/start`, undefined, 202);
+    const running = await until(
+      () => owner.json<Service>('GET', api, undefined, 200),
+      (service) => service.status === 'running',
+      60_000,
+    );
+    const servicePort = Number(running.http);
+
+    const { url } = await owner.json<ServicePreview>('POST', `${api}/preview`, undefined, 200);
+    const ticket = new URL(url);
+    const previewHost = `${ticket.hostname}:${port}`;
+    const redeemed = await httpRequest(false, port, 'GET', `${ticket.pathname}${ticket.search}`, {
+      headers: { host: previewHost },
+    });
+    const previewCookie = (redeemed.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+    if (redeemed.status !== 302 || !previewCookie)
+      throw new Error(`the preview ticket answered ${redeemed.status}`);
+
+    const start = os.loadavg().map((value) => round(value, 2));
+    const scenarios: ScenarioResult[] = [];
+    const measure = async (
+      name: string,
+      label: string,
+      targetPort: number,
+      target: string,
+      headers: Record<string, string>,
+    ) => {
+      const done = await runScenario({
+        name,
+        label,
+        requests: config.requests,
+        concurrency: config.clients,
+        timeCapMs: config.timeCapMs,
+        warmup: config.clients * 20,
+        expect: 200,
+        serverPid: server.pid,
+        send: async () => (await httpRequest(agent, targetPort, 'GET', target, { headers })).status,
+      });
+      scenarios.push(done);
+      console.log(
+        `  ${name.padEnd(8)} ${int(done.ok).padStart(6)} ok  p50 ${ms(done.latency.p50)} ms  p99 ${ms(done.latency.p99)} ms  ${int(done.throughput)} req/s${done.errors ? `  ${done.errors} errors ${JSON.stringify(done.errorKinds)}` : ''}`,
+      );
+      return done;
+    };
+    const direct = await measure('direct', `GET 127.0.0.1:<service>/`, servicePort, '/', {});
+    const preview = await measure('preview', `GET <ws>-svc-bench.localhost/ (cookie)`, port, '/', {
+      host: previewHost,
+      cookie: previewCookie,
+    });
+    const pathProxy = await measure(
+      'path',
+      `GET ${'/api/workspaces/<ws>/services/bench/http/'} (session)`,
+      port,
+      `${api}/http/`,
+      {
+        cookie: owner.cookie,
+      },
+    );
+    const cost = (through: ScenarioResult): ProxyCost => ({
+      throughputRatio: round(through.throughput / Math.max(direct.throughput, 1), 3),
+      addedP99Ms: round(through.latency.p99 - direct.latency.p99, 2),
+      addedP50Ms: round(through.latency.p50 - direct.latency.p50, 2),
+    });
+    await owner.json('POST', `${api}/stop`, undefined, 200);
+    return {
+      status: 'ok',
+      scenarios,
+      ratios: { preview: cost(preview), path: cost(pathProxy) },
+      loadAverage: { start, end: os.loadavg().map((value) => round(value, 2)) },
+      serverLog: summarizeLog(server.output()),
+    };
+  } catch (error) {
+    return { status: 'error', reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    agent.destroy();
+    await server.stop();
+    await removeTempDir(dataDir);
+  }
+}
+
+export function printServices(result: ServicesResult, config: ServicesBenchConfig): void {
+  if (result.status !== 'ok') {
+    console.log(`\nServices proxy: failed — ${result.reason}`);
+    return;
+  }
+  console.log(
+    `\nServices proxy — ${config.clients} clients, closed loop; load average ${result.loadAverage.start.join(' ')} → ${result.loadAverage.end.join(' ')}`,
+  );
+  console.log(
+    table(
+      ['scenario', 'ok', 'err', 'p50', 'p90', 'p99', 'max', 'req/s', 'srv CPU'],
+      result.scenarios.map((s) => [
+        `${s.name}  ${s.label}`,
+        int(s.ok),
+        int(s.errors),
+        ms(s.latency.p50),
+        ms(s.latency.p90),
+        ms(s.latency.p99),
+        ms(s.latency.max),
+        int(s.throughput),
+        s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
+      ]),
+    ),
+  );
+  for (const [way, cost] of Object.entries(result.ratios)) {
+    console.log(
+      `  ${way}: ${(cost.throughputRatio * 100).toFixed(0)} % of direct throughput, p50 +${ms(cost.addedP50Ms)} ms, p99 +${ms(cost.addedP99Ms)} ms`,
+    );
+  }
+  for (const entry of result.serverLog.slice(0, 5))
+    console.log(`  server log ×${entry.count}: ${entry.line}`);
+}
+
+export function servicesAims(result: ServicesResult): Aim[] {
+  if (result.status !== 'ok') return [];
+  return (['preview', 'path'] as const).flatMap((way) => {
+    const cost = result.ratios[way];
+    return [
+      {
+        name: `service proxy (${way}) throughput vs direct`,
+        target: `≥ ${SERVICES_AIMS.throughputRatio * 100} %`,
+        actual: round(cost.throughputRatio * 100, 1),
+        unit: '%',
+        met: cost.throughputRatio >= SERVICES_AIMS.throughputRatio,
+        part: 'services' as const,
+      },
+      {
+        name: `service proxy (${way}) added p99`,
+        target: `< ${SERVICES_AIMS.addedP99Ms} ms`,
+        actual: cost.addedP99Ms,
+        unit: 'ms',
+        met: cost.addedP99Ms < SERVICES_AIMS.addedP99Ms,
+        part: 'services' as const,
+      },
+    ];
+  });
+}

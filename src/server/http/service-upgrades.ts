@@ -1,0 +1,147 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import type { AppDeps } from '../deps.js';
+import { AppError } from '../lib/errors.js';
+import { resolveSession } from '../modules/auth/auth.js';
+import { previewTarget } from '../modules/services/preview.routes.js';
+import { PREVIEW_COOKIE, parsePreviewHost } from '../modules/services/preview-access.js';
+import { errorAnswer, upgradeErrorAnswer } from '../modules/services/proxy-errors.js';
+import { pathProxyTarget } from '../modules/services/services.js';
+import { forwardedPath, isServiceProxyPath } from '../modules/services/services.routes.js';
+import { type HostRules, isOwnHost } from './host-check.js';
+import { SESSION_COOKIE } from './middleware.js';
+
+/** One cookie's value from a Cookie header. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const pair of header?.split(';') ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq !== -1 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+};
+
+/** A path segment decoded; one that does not decode stays as it is (and fails the id checks). */
+const decoded = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
+const refuse = (socket: Duplex, status: number, error: string, message: string) => {
+  if (socket.writable) socket.end(upgradeErrorAnswer(errorAnswer(status, { error, message }, undefined)));
+  else socket.destroy();
+};
+
+/**
+ * The node server's 'upgrade' listener: WebSocket (and other Upgrade) requests for a service, by
+ * its preview host (with the preview cookie) or by the path proxy on the app's own host (with a
+ * session, from our own origin), carried through to the service. Anything else is refused.
+ */
+export function serviceUpgrades(deps: AppDeps, hosts: () => HostRules) {
+  const forwardFor = (req: IncomingMessage) => {
+    const socketIp = req.socket.remoteAddress ?? 'unknown';
+    const forwarded = deps.trustProxy
+      ? String(req.headers['x-forwarded-for'] ?? '')
+          .split(',')
+          .at(-1)
+          ?.trim()
+      : '';
+    const trustedProto =
+      deps.trustProxy &&
+      String(req.headers['x-forwarded-proto'] ?? '')
+        .split(',')[0]
+        ?.trim() === 'https';
+    const encrypted = Boolean((req.socket as TLSSocket).encrypted);
+    return {
+      clientIp: forwarded || socketIp,
+      proto: (encrypted || trustedProto ? 'https' : 'http') as 'http' | 'https',
+    };
+  };
+
+  const handle = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const host = req.headers.host ?? '';
+    const rules = hosts();
+    const preview = parsePreviewHost(host, rules.baseDomain);
+    if (preview) {
+      const userId = deps.previews.check(cookieValue(req.headers.cookie, PREVIEW_COOKIE), preview);
+      const target = userId ? await previewTarget(deps, preview, userId) : null;
+      if (!target) {
+        refuse(
+          socket,
+          401,
+          'preview_unauthorized',
+          'Open this preview from AutoCoder: it needs a fresh preview link.',
+        );
+        return;
+      }
+      deps.serviceProxy.upgrade(req, socket, head, {
+        target,
+        path: req.url ?? '/',
+        forwardedHost: host,
+        ...forwardFor(req),
+        stripCookies: [PREVIEW_COOKIE, SESSION_COOKIE],
+      });
+      return;
+    }
+    if (!isOwnHost(host, rules)) {
+      refuse(socket, 421, 'MISDIRECTED_REQUEST', 'This server does not answer to that host name');
+      return;
+    }
+    const url = req.url ?? '/';
+    const pathname = url.split('?')[0] ?? '/';
+    const ids = /^\/api\/workspaces\/([^/]+)\/services\/([^/]+)\/http/.exec(pathname);
+    if (!isServiceProxyPath(pathname) || !ids?.[1] || !ids[2]) {
+      refuse(socket, 404, 'NOT_FOUND', 'Not found');
+      return;
+    }
+    // A page of another origin must not open a socket with the user's cookie (cross-site WebSocket hijacking).
+    const origin = req.headers.origin;
+    if (origin !== undefined && hostOf(origin) !== host) {
+      refuse(socket, 403, 'FORBIDDEN_ORIGIN', 'Cross-origin request refused');
+      return;
+    }
+    const token = cookieValue(req.headers.cookie, SESSION_COOKIE);
+    const session = token ? await resolveSession(deps, token) : null;
+    if (!session) {
+      refuse(socket, 401, 'UNAUTHORIZED', 'Sign in to continue');
+      return;
+    }
+    const target = await pathProxyTarget(deps, session.user.id, decoded(ids[1]), decoded(ids[2]));
+    const forwardedPathHeader = req.headers['x-forwarded-path'];
+    deps.serviceProxy.upgrade(req, socket, head, {
+      target,
+      path: forwardedPath(url, typeof forwardedPathHeader === 'string' ? forwardedPathHeader : undefined),
+      forwardedHost: host,
+      ...forwardFor(req),
+      stripCookies: [SESSION_COOKIE, PREVIEW_COOKIE],
+    });
+  };
+
+  return (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    handle(req, socket, head).catch((error: unknown) => {
+      if (error instanceof AppError) {
+        const answer = errorAnswer(
+          error.status,
+          { error: error.code, message: error.message, ...error.details },
+          undefined,
+        );
+        if (socket.writable) socket.end(upgradeErrorAnswer(answer));
+        return;
+      }
+      deps.logger.error('service upgrade failed', { error });
+      refuse(socket, 500, 'INTERNAL_ERROR', 'Something went wrong');
+    });
+  };
+}

@@ -1,0 +1,202 @@
+import { EventEmitter } from 'node:events';
+import { StringDecoder } from 'node:string_decoder';
+import type { ServiceOutputEvent, ServiceStatus } from '@/contracts/services.js';
+import type { Logger } from '@/server/lib/logger.js';
+import type { OutputStream, Sandbox, SandboxedProcess } from '../sandbox/sandbox.js';
+import type { ServiceDefinition } from './discovery.js';
+import type { OutputLog } from './output-log.js';
+import { type LoopbackTarget, listeningOn, waitForPort } from './ports.js';
+
+/** What a service needs of the sandbox: starting a process it keeps alive. */
+export type ServiceSandbox = Pick<Sandbox, 'spawn' | 'mode'>;
+
+/** Longest piece of output in one event, in characters. */
+const MAX_EVENT_CHARS = 16_384;
+
+export interface ManagedServiceOptions {
+  workspaceId: string;
+  workspaceDir: string;
+  definition: ServiceDefinition;
+  /** The port the service listens on (fixed, or assigned for `auto`); null: it has none. */
+  port: number | null;
+  /** The project's own variables for its services (project settings). */
+  userEnv: Record<string, string>;
+  /** Visible read-only in the sandbox: the project's git directory a run's worktree points to. */
+  readOnlyPaths: readonly string[];
+  sandbox: ServiceSandbox;
+  log: OutputLog;
+  /** Past this, a service whose port has not opened is `error` and is stopped. */
+  startTimeoutMs: number;
+  /** SIGTERM to SIGKILL, when stopped (seed 002: 5 s). */
+  stopGraceMs: number;
+  now: () => number;
+  logger: Logger;
+}
+
+/**
+ * One run of one service: its process group in the sandbox, its state in the seed's lifecycle
+ * (starting → running when its port accepts connections → stopping → stopped; error when it
+ * ended on its own with a failure or its port never opened), and its output, appended to the
+ * log and emitted as `output` events; `end` once the process has ended and its exit is logged.
+ */
+export class ManagedService extends EventEmitter<{ output: [ServiceOutputEvent]; end: [] }> {
+  status: ServiceStatus = 'starting';
+  pid: number | undefined;
+  readonly startedAt: Date;
+  exitCode: number | null | undefined;
+  error: string | undefined;
+  /** Where the proxy reaches the service, once its port accepted a connection. */
+  target: LoopbackTarget | null = null;
+  /** Resolves when the process has ended (or never started) and its exit is logged. */
+  readonly ended: Promise<void>;
+  private proc: SandboxedProcess | null = null;
+  private readonly stopping = new AbortController();
+  private markEnded!: () => void;
+  /** The process has ended (or could not start) and its exit is logged. */
+  private done = false;
+
+  constructor(readonly options: ManagedServiceOptions) {
+    super();
+    this.setMaxListeners(0);
+    this.startedAt = new Date(options.now());
+    this.ended = new Promise((resolve) => {
+      this.markEnded = resolve;
+    });
+  }
+
+  get id(): string {
+    return this.options.definition.id;
+  }
+
+  get port(): number | null {
+    return this.options.port;
+  }
+
+  /** True from start until the process has ended. */
+  get active(): boolean {
+    return !this.done;
+  }
+
+  /** Spawns the process and follows it until it runs, fails to open its port, or ends. Never throws. */
+  async start(): Promise<void> {
+    const { options } = this;
+    options.log.clear();
+    const { port } = options;
+    if (port !== null && (await listeningOn(port))) {
+      this.finish(null, `port ${port} is already in use by another process`);
+      return;
+    }
+    try {
+      this.proc = await options.sandbox.spawn({
+        command: [options.definition.file],
+        cwd: options.workspaceDir,
+        userEnv: options.userEnv,
+        ...(port !== null ? { env: { PORT: String(port) } } : {}),
+        readOnlyPaths: options.readOnlyPaths,
+      });
+    } catch (error) {
+      this.finish(null, `could not start: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    const proc = this.proc;
+    this.pid = proc.child.pid;
+    this.forward(proc, 'stdout');
+    this.forward(proc, 'stderr');
+    void proc.exited.then((exit) => {
+      const reason = exit.error
+        ? `could not start: ${exit.error}`
+        : exit.exitCode === 0
+          ? undefined
+          : exit.signal
+            ? `ended by ${exit.signal}`
+            : `exited with code ${exit.exitCode}`;
+      this.finish(exit.exitCode, reason);
+    });
+    if (this.stopping.signal.aborted) {
+      // Stopped while it was spawning: stop() found no process to stop yet.
+      await proc.stop(options.stopGraceMs);
+      return;
+    }
+    if (port === null) {
+      this.status = 'running';
+      return;
+    }
+    const target = await waitForPort(port, {
+      timeoutMs: options.startTimeoutMs,
+      signal: this.stopping.signal,
+    });
+    if (this.done || this.status === 'stopping') return;
+    if (target) {
+      this.target = target;
+      this.status = 'running';
+      return;
+    }
+    const seconds = Math.round(options.startTimeoutMs / 100) / 10;
+    this.error = `port ${port} did not accept connections within ${seconds} s`;
+    this.note(`${this.error}; stopping it`);
+    this.status = 'error';
+    await proc.stop(options.stopGraceMs);
+  }
+
+  /** SIGTERM to the process group, SIGKILL after the grace; resolves once it has ended. */
+  async stop(): Promise<void> {
+    if (!this.done && this.status !== 'error') this.status = 'stopping';
+    this.stopping.abort();
+    await this.proc?.stop(this.options.stopGraceMs);
+    await this.ended;
+  }
+
+  private forward(proc: SandboxedProcess, stream: OutputStream): void {
+    const decoder = new StringDecoder('utf8');
+    const emit = (text: string) => {
+      for (let at = 0; at < text.length; at += MAX_EVENT_CHARS) {
+        this.record({
+          type: stream,
+          data: text.slice(at, at + MAX_EVENT_CHARS),
+          timestamp: this.timestamp(),
+        });
+      }
+    };
+    proc.child[stream]?.on('data', (chunk: Buffer) => emit(decoder.write(chunk)));
+    proc.child[stream]?.on('end', () => emit(decoder.end()));
+  }
+
+  /** A line of AutoCoder's own in the service's stderr (why it was stopped). */
+  private note(text: string): void {
+    this.record({ type: 'stderr', data: `[autocoder] ${text}\n`, timestamp: this.timestamp() });
+  }
+
+  private record(event: ServiceOutputEvent): void {
+    this.options.log.append(event);
+    this.emit('output', event);
+  }
+
+  private finish(exitCode: number | null, reason: string | undefined): void {
+    if (this.done) return;
+    this.done = true;
+    this.exitCode = exitCode;
+    if (this.status === 'stopping') this.status = 'stopped';
+    else if (this.status !== 'error') {
+      if (reason) {
+        this.error = reason;
+        if (!this.proc) this.note(reason);
+        this.status = 'error';
+      } else this.status = 'stopped';
+    }
+    this.stopping.abort();
+    this.record({ type: 'exit', exitCode, timestamp: this.timestamp() });
+    void this.options.log.flush();
+    this.options.logger.info('service ended', {
+      workspaceId: this.options.workspaceId,
+      serviceId: this.id,
+      exitCode,
+      status: this.status,
+    });
+    this.emit('end');
+    this.markEnded();
+  }
+
+  private timestamp(): string {
+    return new Date(this.options.now()).toISOString();
+  }
+}

@@ -1,0 +1,166 @@
+import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { Duplex } from 'node:stream';
+import { ProxyServer } from 'http-proxy-3';
+import type { Logger } from '@/server/lib/logger.js';
+import { proxyErrorAnswer, upgradeErrorAnswer } from './proxy-errors.js';
+import type { ProxyTarget } from './service-manager.js';
+
+/** How one request is forwarded. */
+export interface ForwardOptions {
+  target: ProxyTarget;
+  /** Path and query string sent to the service. */
+  path: string;
+  /** The Host the client addressed (x-forwarded-host). */
+  forwardedHost: string;
+  /** The scheme the client used (x-forwarded-proto). */
+  proto: 'http' | 'https';
+  /** The client's address, appended to x-forwarded-for. */
+  clientIp: string;
+  /** Cookies of AutoCoder's (its session, the preview grant) removed before the service sees the request. */
+  stripCookies: readonly string[];
+  /** Headers added to the service's answer (the path proxy's sandboxing CSP). */
+  responseHeaders?: Readonly<Record<string, string>>;
+}
+
+/** Request headers that carry AutoCoder's credentials (or an agent's, or a provider key): never forwarded. */
+const CREDENTIAL_HEADERS = [
+  'authorization',
+  'proxy-authorization',
+  'x-anthropic-key',
+  'x-openai-key',
+  'x-discobot-credentials',
+];
+
+/** Removes the named cookies from a Cookie header; undefined when none is left. */
+export function withoutCookies(header: string | undefined, names: readonly string[]): string | undefined {
+  if (!header) return undefined;
+  const kept = header
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter(
+      (pair) =>
+        pair &&
+        !names.includes(pair.slice(0, pair.indexOf('=') === -1 ? undefined : pair.indexOf('=')).trim()),
+    );
+  return kept.length > 0 ? kept.join('; ') : undefined;
+}
+
+/** Rewrites the request's headers for the service: credentials out, forwarding headers in, Host = the service. */
+function prepare(req: IncomingMessage, options: ForwardOptions): void {
+  const headers = req.headers;
+  for (const name of CREDENTIAL_HEADERS) delete headers[name];
+  const cookie = withoutCookies(headers.cookie, options.stripCookies);
+  if (cookie === undefined) delete headers.cookie;
+  else headers.cookie = cookie;
+  const forwardedFor = headers['x-forwarded-for'];
+  headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${options.clientIp}` : options.clientIp;
+  headers['x-forwarded-host'] = options.forwardedHost;
+  headers['x-forwarded-proto'] = options.proto;
+  const { host, port } = options.target;
+  headers.host = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  req.url = options.path;
+}
+
+/** Which of AutoCoder's cookies a Set-Cookie would overwrite. */
+const setsOwnCookie = (value: string, names: readonly string[]) =>
+  names.includes(value.slice(0, value.indexOf('=')).trim());
+
+/**
+ * The reverse proxy to services (http-proxy-3): streams bodies both ways, never follows a
+ * redirect, carries WebSocket and other Upgrade requests through, and keeps connections to
+ * services alive. Requests lose AutoCoder's credentials; answers may not set AutoCoder's cookies.
+ */
+export class ServiceProxy {
+  private readonly proxy = new ProxyServer({ xfwd: false, followRedirects: false, secure: false });
+  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
+  private readonly httpsAgent = new HttpsAgent({
+    keepAlive: true,
+    maxSockets: 256,
+    rejectUnauthorized: false,
+  });
+  private readonly pending = new WeakMap<IncomingMessage, ForwardOptions>();
+
+  constructor(private readonly logger: Logger) {
+    this.proxy.on('proxyRes', (proxyRes, req) => {
+      const options = this.pending.get(req);
+      if (!options) return;
+      const setCookie = proxyRes.headers['set-cookie'];
+      if (setCookie)
+        proxyRes.headers['set-cookie'] = setCookie.filter(
+          (value) => !setsOwnCookie(value, options.stripCookies),
+        );
+      for (const [name, value] of Object.entries(options.responseHeaders ?? {})) {
+        const existing = proxyRes.headers[name];
+        proxyRes.headers[name] = existing ? `${existing}, ${value}` : value;
+      }
+    });
+    // http-proxy's `deleteLength` pass gives a DELETE or OPTIONS without Content-Length an empty
+    // body, even one that streams (chunked), which the service then reads as a broken request:
+    // the framing is put back right after that pass.
+    const framing = new WeakMap<IncomingMessage, string>();
+    this.proxy.before('web', 'deleteLength', (req: IncomingMessage) => {
+      const encoding = req.headers['transfer-encoding'];
+      if (encoding) framing.set(req, encoding);
+    });
+    this.proxy.before('web', 'timeout', (req: IncomingMessage) => {
+      const encoding = framing.get(req);
+      if (encoding && req.headers['content-length'] === '0') {
+        delete req.headers['content-length'];
+        req.headers['transfer-encoding'] = encoding;
+      }
+    });
+    // Errors are answered per request (below); this keeps an unexpected one from throwing.
+    this.proxy.on('error', (error) => this.logger.debug('service proxy error', { error }));
+  }
+
+  /** Forwards an HTTP request; a service that cannot be reached gets a 503 (refused) or 502 answer. */
+  web(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): void {
+    prepare(req, options);
+    this.pending.set(req, options);
+    const { target } = options;
+    this.proxy.web(
+      req,
+      res,
+      {
+        target: { protocol: `${target.protocol}:`, host: target.host, port: target.port },
+        agent: target.protocol === 'https' ? this.httpsAgent : this.httpAgent,
+      },
+      (error) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        const answer = proxyErrorAnswer(error, target.port, req.headers.accept);
+        res.writeHead(answer.status, answer.headers).end(answer.body);
+      },
+    );
+  }
+
+  /** Carries an Upgrade request (a WebSocket) through to the service. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, options: ForwardOptions): void {
+    prepare(req, options);
+    const { target } = options;
+    this.proxy.ws(
+      req,
+      socket,
+      head,
+      {
+        target: {
+          protocol: target.protocol === 'https' ? 'wss:' : 'ws:',
+          host: target.host,
+          port: target.port,
+        },
+      },
+      (error) => {
+        if (socket.writable) socket.end(upgradeErrorAnswer(proxyErrorAnswer(error, target.port, undefined)));
+        else socket.destroy();
+      },
+    );
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}

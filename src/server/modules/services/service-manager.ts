@@ -1,0 +1,293 @@
+import { stat } from 'node:fs/promises';
+import type { Service, ServiceList } from '@/contracts/services.js';
+import { AppError } from '@/server/lib/errors.js';
+import type { Logger } from '@/server/lib/logger.js';
+import { type Discovery, discoverServices, findService, type ServiceDefinition } from './discovery.js';
+import { ManagedService, type ServiceSandbox } from './managed-service.js';
+import { feedOf, type OutputFeed } from './output-feed.js';
+import { OutputLog, outputFile, readOutputFile } from './output-log.js';
+import { freePort, type LoopbackTarget } from './ports.js';
+import { declaredPort, toService } from './service-view.js';
+
+/** The part of a workspace the manager needs. */
+export interface ServiceWorkspace {
+  id: string;
+  dir: string;
+  serviceEnv: Record<string, string>;
+  readOnlyPaths: readonly string[];
+}
+
+export interface ServiceManagerOptions {
+  sandbox: ServiceSandbox;
+  dataDir: string;
+  logger: Logger;
+  now: () => number;
+  /** A service whose port has not opened by then is `error` (default 120 s). */
+  startTimeoutMs?: number;
+  /** SIGTERM to SIGKILL when stopping (seed 002: 5 s). */
+  stopGraceMs?: number;
+  /** How long a stopped service stays in memory (seed 002: 30 s). */
+  keepStoppedMs?: number;
+  /** How often the checkouts of running services are checked; a gone one stops its services (5 s). */
+  watchMs?: number;
+  /** Told when a workspace's checkout is found gone (its preview grants are dropped). */
+  onWorkspaceGone?: (workspaceId: string) => void;
+  /** Ports a passive service may not point the proxy at (AutoCoder's own). */
+  reservedPorts?: () => readonly number[];
+}
+
+/** Where the proxy sends a service's requests. */
+export interface ProxyTarget {
+  host: LoopbackTarget;
+  port: number;
+  protocol: 'http' | 'https';
+}
+
+const notFound = (serviceId: string) =>
+  new AppError('service_not_found', `No service ${serviceId} in this workspace`, { serviceId });
+const passive = (serviceId: string) =>
+  new AppError(
+    'service_is_passive',
+    'A passive service is not run by AutoCoder: it has no process to start, stop or read',
+    {
+      serviceId,
+    },
+  );
+const notRunning = (serviceId: string) =>
+  new AppError('service_not_running', `Service ${serviceId} is not running`, { serviceId });
+const noPort = (serviceId: string, message = `Service ${serviceId} declares no http or https port`) =>
+  new AppError('service_no_port', message, { serviceId });
+
+/**
+ * The services of every workspace this process runs: starts them in the sandbox, keeps their
+ * state and output, stops them (on request, when their checkout goes, on shutdown) and tells the
+ * proxy where they listen.
+ */
+export class ServiceManager {
+  private readonly runs = new Map<string, ManagedService>();
+  /** Ports held by active runs, so `auto` never hands one out twice, by run key. */
+  private readonly ports = new Map<number, string>();
+  /** Runs being set up (their port chosen), by key. */
+  private readonly starting = new Set<string>();
+  private readonly watcher: NodeJS.Timeout;
+  private closed = false;
+  /** Discovery warnings already logged, so that a polled list logs each once. */
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly options: ServiceManagerOptions) {
+    this.watcher = setInterval(() => void this.stopOrphans(), options.watchMs ?? 5000);
+    this.watcher.unref();
+  }
+
+  async list(workspace: ServiceWorkspace): Promise<ServiceList> {
+    const { definitions, warnings }: Discovery = await discoverServices(workspace.dir);
+    for (const warning of warnings) {
+      const key = `${workspace.id}:${warning.file}:${warning.message}`;
+      if (this.warned.has(key)) continue;
+      if (this.warned.size > 10_000) this.warned.clear();
+      this.warned.add(key);
+      this.options.logger.warn('service file ignored in part', { workspaceId: workspace.id, ...warning });
+    }
+    const services: Service[] = definitions.map((definition) =>
+      toService(definition, this.run(workspace.id, definition.id)),
+    );
+    // A run whose file was deleted meanwhile still shows (it can be stopped).
+    for (const run of this.runs.values()) {
+      if (
+        run.options.workspaceId === workspace.id &&
+        !definitions.some((definition) => definition.id === run.id)
+      ) {
+        services.push(toService(run.options.definition, run));
+      }
+    }
+    return { services, warnings };
+  }
+
+  async get(
+    workspace: ServiceWorkspace,
+    serviceId: string,
+    options: { anyCase?: boolean } = {},
+  ): Promise<Service> {
+    const { definition, run } = await this.lookup(workspace, serviceId, options);
+    return toService(definition, run);
+  }
+
+  /** Starts a service and answers at once; it spawns and waits for its port in the background. */
+  async start(workspace: ServiceWorkspace, serviceId: string): Promise<void> {
+    const { definition, run } = await this.lookup(workspace, serviceId);
+    if (definition.passive) throw passive(serviceId);
+    const key = keyOf(workspace.id, serviceId);
+    // Two starts at once: the second sees the first's reservation (the port is chosen meanwhile).
+    if (run?.active || this.starting.has(key)) {
+      throw new AppError('service_already_running', `Service ${serviceId} is already running`, {
+        serviceId,
+        pid: run?.pid ?? null,
+      });
+    }
+    if (this.options.sandbox.mode === 'off') {
+      throw new AppError(
+        'SANDBOX_DISABLED',
+        'Running repository code is disabled on this server (AUTOCODER_SANDBOX=off)',
+      );
+    }
+    if (this.closed) throw new AppError('INTERNAL_ERROR', 'The server is shutting down');
+    const declared = declaredPort(definition);
+    let port: number | null = null;
+    this.starting.add(key);
+    try {
+      if (declared) port = declared.port === 'auto' ? await this.assignPort() : declared.port;
+    } finally {
+      this.starting.delete(key);
+    }
+    const managed = new ManagedService({
+      workspaceId: workspace.id,
+      workspaceDir: workspace.dir,
+      definition,
+      port,
+      userEnv: workspace.serviceEnv,
+      readOnlyPaths: workspace.readOnlyPaths,
+      sandbox: this.options.sandbox,
+      log: new OutputLog(outputFile(this.options.dataDir, workspace.id, serviceId), (error) =>
+        this.options.logger.warn('service output could not be written', { serviceId, error }),
+      ),
+      startTimeoutMs: this.options.startTimeoutMs ?? 120_000,
+      stopGraceMs: this.options.stopGraceMs ?? 5000,
+      now: this.options.now,
+      logger: this.options.logger,
+    });
+    this.runs.set(key, managed);
+    if (port !== null) this.ports.set(port, key);
+    managed.once('end', () => {
+      if (port !== null && this.ports.get(port) === key) this.ports.delete(port);
+      const forget = setTimeout(() => {
+        if (this.runs.get(key) === managed) this.runs.delete(key);
+      }, this.options.keepStoppedMs ?? 30_000);
+      forget.unref();
+    });
+    this.options.logger.info('service starting', { workspaceId: workspace.id, serviceId, port });
+    void managed.start();
+  }
+
+  /** Stops a running service (SIGTERM to its group, SIGKILL after the grace); resolves when it ended. */
+  async stop(workspace: ServiceWorkspace, serviceId: string): Promise<void> {
+    const { definition, run } = await this.lookup(workspace, serviceId);
+    if (definition.passive) throw passive(serviceId);
+    if (!run?.active) throw notRunning(serviceId);
+    await run.stop();
+  }
+
+  /** The stored output and, while it runs, the run to follow. Read in one turn, so nothing falls between. */
+  async output(workspace: ServiceWorkspace, serviceId: string): Promise<OutputFeed> {
+    const { definition, run } = await this.lookup(workspace, serviceId);
+    if (definition.passive) throw passive(serviceId);
+    if (run) return feedOf(run);
+    return {
+      replay: await readOutputFile(outputFile(this.options.dataDir, workspace.id, serviceId)),
+      follow: null,
+    };
+  }
+
+  /** Where to proxy a service's requests: it must declare a port and, unless passive, be running. */
+  async proxyTarget(
+    workspace: ServiceWorkspace,
+    serviceId: string,
+    options: { anyCase?: boolean } = {},
+  ): Promise<ProxyTarget> {
+    const running = this.runningTarget(workspace.id, serviceId, options);
+    if (running) return running;
+    const { definition, run } = await this.lookup(workspace, serviceId, options);
+    const declared = declaredPort(definition);
+    if (!declared) throw noPort(definition.id);
+    if (!definition.passive) {
+      if (!run?.active || run.status === 'stopping' || run.port === null) throw notRunning(definition.id);
+      return { host: run.target ?? '127.0.0.1', port: run.port, protocol: declared.protocol };
+    }
+    if (declared.port === 'auto')
+      throw noPort(definition.id, 'A passive service needs a fixed port, not auto');
+    const holder = this.ports.get(declared.port);
+    if (
+      (holder && !holder.startsWith(`${workspace.id}/`)) ||
+      this.options.reservedPorts?.().includes(declared.port)
+    ) {
+      throw noPort(definition.id, `Port ${declared.port} belongs to another workspace or to AutoCoder`);
+    }
+    return { host: '127.0.0.1', port: declared.port, protocol: declared.protocol };
+  }
+
+  /** Stops every service of a workspace (its checkout went away). */
+  async stopWorkspace(workspaceId: string): Promise<void> {
+    const runs = [...this.runs.values()].filter(
+      (run) => run.options.workspaceId === workspaceId && run.active,
+    );
+    await Promise.all(runs.map((run) => run.stop()));
+  }
+
+  /** Stops every service and writes their output (server shutdown). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.watcher);
+    const runs = [...this.runs.values()];
+    await Promise.all(runs.map((run) => run.stop()));
+    await Promise.all(runs.map((run) => run.options.log.flush()));
+  }
+
+  /**
+   * Where a running service listens, from memory alone (no disk, no database): the proxy's fast
+   * path for every request once the service runs. Null when it is not running here.
+   */
+  runningTarget(
+    workspaceId: string,
+    serviceId: string,
+    options: { anyCase?: boolean } = {},
+  ): ProxyTarget | null {
+    let run = this.run(workspaceId, serviceId);
+    if (!run && options.anyCase) {
+      const wanted = keyOf(workspaceId, serviceId).toLowerCase();
+      const matches = [...this.runs.entries()].filter(([key]) => key.toLowerCase() === wanted);
+      run = matches.length === 1 ? matches[0]?.[1] : undefined;
+    }
+    if (run?.status !== 'running' || run.port === null) return null;
+    const declared = declaredPort(run.options.definition);
+    return { host: run.target ?? '127.0.0.1', port: run.port, protocol: declared?.protocol ?? 'http' };
+  }
+
+  /** The run of a service this process remembers (running, or ended less than 30 s ago). */
+  run(workspaceId: string, serviceId: string): ManagedService | undefined {
+    return this.runs.get(keyOf(workspaceId, serviceId));
+  }
+
+  /** The definition (the file now, or the remembered run's when the file is gone) and the run. */
+  private async lookup(
+    workspace: ServiceWorkspace,
+    serviceId: string,
+    options: { anyCase?: boolean } = {},
+  ): Promise<{ definition: ServiceDefinition; run: ManagedService | undefined }> {
+    const definition = await findService(workspace.dir, serviceId, options);
+    const run = this.run(workspace.id, definition?.id ?? serviceId);
+    if (definition) return { definition, run };
+    if (run) return { definition: run.options.definition, run };
+    throw notFound(serviceId);
+  }
+
+  private async assignPort(): Promise<number> {
+    for (;;) {
+      const port = await freePort();
+      if (!this.ports.has(port)) return port;
+    }
+  }
+
+  /** Stops the services whose checkout is gone (a run's worktree removed, a project deleted). */
+  private async stopOrphans(): Promise<void> {
+    const dirs = new Map<string, string>();
+    for (const run of this.runs.values())
+      if (run.active) dirs.set(run.options.workspaceId, run.options.workspaceDir);
+    for (const [workspaceId, dir] of dirs) {
+      if ((await stat(dir).catch(() => null))?.isDirectory()) continue;
+      this.options.logger.info('workspace gone: stopping its services', { workspaceId });
+      this.options.onWorkspaceGone?.(workspaceId);
+      await this.stopWorkspace(workspaceId);
+    }
+  }
+}
+
+const keyOf = (workspaceId: string, serviceId: string) => `${workspaceId}/${serviceId}`;

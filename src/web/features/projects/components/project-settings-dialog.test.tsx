@@ -1,0 +1,85 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Project } from '@/contracts/projects';
+import { type StubRequest, stubFetch } from '@/web/testing/fetch-stub';
+import { renderAt } from '@/web/testing/render';
+import { ProjectSettingsDialog } from './project-settings-dialog';
+
+const project: Project = {
+  id: 'p-1',
+  name: 'My Project',
+  repoUrl: null,
+  defaultBranch: 'main',
+  checkCommand: null,
+  checkTimeoutSeconds: 300,
+  taskTokenBudget: 200_000,
+  serviceEnv: {},
+  createdAt: '2026-11-01T10:00:00.000Z',
+  updatedAt: '2026-11-01T10:00:00.000Z',
+};
+
+let requests: StubRequest[];
+
+beforeEach(() => {
+  ({ requests } = stubFetch({
+    'PATCH /api/projects/p-1': (request: StubRequest) => {
+      const { taskTokenBudget } = request.body as { taskTokenBudget: unknown };
+      if (
+        typeof taskTokenBudget === 'number' &&
+        (taskTokenBudget < 1 || !Number.isInteger(taskTokenBudget))
+      ) {
+        return new Response(
+          JSON.stringify({
+            error: 'VALIDATION_ERROR',
+            message: 'Invalid input',
+            fields: { taskTokenBudget: ['The token budget must be a whole number of tokens'] },
+          }),
+          { status: 400, headers: { 'content-type': 'application/json' } },
+        );
+      }
+      return { ...project, ...(request.body as object) };
+    },
+  }));
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+const budget = () => screen.getByTestId('project-token-budget') as HTMLInputElement;
+const patches = () => requests.filter((r) => r.method === 'PATCH').map((r) => r.body as Partial<Project>);
+
+function open(onOpenChange = vi.fn()) {
+  renderAt(<ProjectSettingsDialog project={project} open onOpenChange={onOpenChange} />);
+  return onOpenChange;
+}
+
+describe('the project settings: token budget per task', () => {
+  it('shows the budget, saves a new one as a number, and an empty field as no budget', async () => {
+    const onOpenChange = open();
+    expect(budget().value).toBe('200000');
+    fireEvent.change(budget(), { target: { value: '50000' } });
+    fireEvent.click(screen.getByTestId('project-submit'));
+    await waitFor(() => expect(onOpenChange).toHaveBeenCalledWith(false));
+    expect(patches().at(-1)).toMatchObject({ taskTokenBudget: 50_000, checkTimeoutSeconds: 300 });
+
+    cleanup();
+    open();
+    fireEvent.change(budget(), { target: { value: '' } });
+    fireEvent.click(screen.getByTestId('project-submit'));
+    await waitFor(() => expect(patches()).toHaveLength(2));
+    expect(patches().at(-1)?.taskTokenBudget).toBeNull();
+  });
+
+  it("shows the server's refusal under the field and keeps the dialog open", async () => {
+    const onOpenChange = open();
+    fireEvent.change(budget(), { target: { value: '2.5' } });
+    fireEvent.click(screen.getByTestId('project-submit'));
+    expect(await screen.findByText('The token budget must be a whole number of tokens')).toBeTruthy();
+    expect(budget().getAttribute('aria-invalid')).toBe('true');
+    expect(patches().at(-1)?.taskTokenBudget).toBe(2.5);
+    expect(onOpenChange).not.toHaveBeenCalled();
+  });
+});
