@@ -102,8 +102,21 @@ const ApiError = z
   })
   .openapi('ApiError');
 
-/** `{ error, message, ...details }` with the codes one status can carry. */
-const errorBodySchema = (codes: [ErrorCode, ...ErrorCode[]]) => ApiError.extend({ error: z.enum(codes) });
+const errorBodies = new Map<string, ReturnType<typeof ApiError.extend>>();
+
+/**
+ * `{ error, message, ...details }` with the codes one status can carry. Built once per set of codes:
+ * many routes share a set, and building a schema is what made declaring every route slow at start-up.
+ */
+function errorBodySchema(codes: [ErrorCode, ...ErrorCode[]]) {
+  const key = codes.join(' ');
+  let schema = errorBodies.get(key);
+  if (!schema) {
+    schema = ApiError.extend({ error: z.enum(codes) });
+    errorBodies.set(key, schema);
+  }
+  return schema;
+}
 
 function errorResponses(codes: readonly ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>();
