@@ -29,14 +29,8 @@ import {
 } from '@/contracts/projects.js';
 import { reviewCommentInputSchema } from '@/contracts/review-comments.js';
 import {
-  type CardRun,
   createTaskSchema,
   listTasksQuerySchema,
-  TASK_CATEGORIES,
-  TASK_PRIORITIES,
-  TASK_STATUSES,
-  type Task,
-  type TaskCard,
   updateTaskSchema,
   updateTaskStatusSchema,
 } from '@/contracts/tasks.js';
@@ -74,7 +68,7 @@ export const ReviewCommentBody = named(reviewCommentInputSchema, 'ReviewCommentB
 
 // ---- Answers ------------------------------------------------------------------------------------
 
-const isoDate = () => z.string().openapi({ format: 'date-time' });
+export const isoDate = () => z.string().openapi({ format: 'date-time' });
 
 export const HealthSchema: z.ZodType<Health> = z
   .object({
@@ -133,7 +127,7 @@ export const ProjectFileSchema: z.ZodType<ProjectFile> = z
   })
   .openapi('ProjectFile');
 
-const progress = z.object({ index: z.number().int(), total: z.number().int() });
+export const progress = z.object({ index: z.number().int(), total: z.number().int() });
 const usageTotal = z.object({ inputTokens: z.number(), outputTokens: z.number(), costUsd: z.number() });
 
 const ErrorDetailsSchema: z.ZodType<ErrorDetails> = z
@@ -256,46 +250,3 @@ export const StoredEventSchema = z
     data: z.record(z.string(), z.unknown()),
   })
   .openapi('StoredEvent');
-
-const taskShape = {
-  id: z.uuid(),
-  projectId: z.uuid(),
-  title: z.string(),
-  description: z.string(),
-  category: z.enum(TASK_CATEGORIES),
-  priority: z.enum(TASK_PRIORITIES),
-  status: z.enum(TASK_STATUSES),
-  position: z.number(),
-  subtasks: z
-    .array(z.object({ id: z.string(), title: z.string(), description: z.string(), order: z.number().int() }))
-    .nullable(),
-  createdAt: isoDate(),
-  updatedAt: isoDate(),
-};
-export const TaskSchema: z.ZodType<Task> = z.object(taskShape).openapi('Task');
-
-const CardRunSchema: z.ZodType<CardRun> = z.object({
-  id: z.uuid(),
-  taskId: z.uuid(),
-  phase: z.enum(PIPELINE_PHASES),
-  status: z.enum(PIPELINE_STATUSES),
-  iteration: z.number().int(),
-  simulated: z.boolean(),
-  subtask: progress.nullable(),
-  roundStart: z.number().int(),
-  startedAt: isoDate(),
-});
-export const TaskCardSchema: z.ZodType<TaskCard> = z
-  .object({
-    id: z.uuid(),
-    title: z.string(),
-    category: z.enum(TASK_CATEGORIES),
-    priority: z.enum(TASK_PRIORITIES),
-    status: z.enum(TASK_STATUSES),
-    position: z.number(),
-    run: CardRunSchema.nullable(),
-  })
-  .openapi('TaskCard');
-export const TaskListSchema = z
-  .object({ tasks: z.union([z.array(TaskCardSchema), z.array(TaskSchema)]) })
-  .openapi('TaskList', { description: 'Cards (`view=cards`, the default) or whole tasks (`view=full`)' });

@@ -15,7 +15,7 @@ import {
   PostStatusBody,
   PostStatusResponseSchema,
   ProjectLocksResponseSchema,
-} from '@/server/openapi/schemas-issue9.js';
+} from '@/server/openapi/schemas-coordination.js';
 import { checkStatus, postStatus } from './coordination.js';
 import { projectLocks } from './project-locks.js';
 

@@ -12,7 +12,7 @@ import {
   AgentTokenSchema,
   CreatedAgentTokenSchema,
   CreateTokenBody,
-} from '@/server/openapi/schemas-issue9.js';
+} from '@/server/openapi/schemas-coordination.js';
 import { createToken, listTokens, revokeToken } from './tokens.js';
 
 const tags = ['tokens'];

@@ -1,7 +1,7 @@
 import { graphQuerySchema } from '@/contracts/graph.js';
 import type { AppDeps } from '@/server/deps.js';
 import { apiRoute, apiRouter, jsonResponse } from '@/server/openapi/route.js';
-import { GraphResponseSchema } from '@/server/openapi/schemas-issue9.js';
+import { GraphResponseSchema } from '@/server/openapi/schemas-coordination.js';
 import { resolveProjectByRepoUrl } from '../projects/projects.js';
 import { graphView, type LocksFor, noLocks } from './graph-view.js';
 

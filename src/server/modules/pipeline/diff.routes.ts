@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { diffFileQuerySchema } from '@/contracts/diff.js';
 import { apiRoute, apiRouter, jsonResponse, uuidParam } from '@/server/openapi/route.js';
-import { DiffFileContentSchema, RunDiffSchema } from '@/server/openapi/schemas-issue9.js';
+import { DiffFileContentSchema, RunDiffSchema } from '@/server/openapi/schemas-coordination.js';
 import { type RunDiffDeps, runDiff, runDiffFile } from './run-diff.js';
 
 const tags = ['pipeline'];

@@ -8,14 +8,8 @@ import {
   noContent,
   uuidParam,
 } from '@/server/openapi/route.js';
-import {
-  CreateTaskBody,
-  ListTasksQuery,
-  MoveTaskBody,
-  TaskListSchema,
-  TaskSchema,
-  UpdateTaskBody,
-} from '@/server/openapi/schemas.js';
+import { CreateTaskBody, ListTasksQuery, MoveTaskBody, UpdateTaskBody } from '@/server/openapi/schemas.js';
+import { TaskListSchema, TaskSchema } from '@/server/openapi/schemas-tasks.js';
 import { readTaskList } from './task-list.js';
 import { createTask, deleteTask, getOwnedTask, moveTask, toTask, updateTask } from './tasks.js';
 

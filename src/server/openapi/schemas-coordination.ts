@@ -17,7 +17,7 @@ import { diffFileContentSchema, runDiffSchema } from '@/contracts/diff.js';
 import type { GraphResponse } from '@/contracts/graph.js';
 import { named } from './schemas.js';
 
-/* The declared shapes of the coordination, token, diff and graph routes (issues 8 and 9). */
+/* The declared shapes of the coordination, token, diff and graph routes (the review and coordination capabilities). */
 
 // ---- Requests ---------------------------------------------------------------------------------------
 
