@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { BACKGROUND_NICENESS } from './background-priority.js';
 import { CommandError, runCommand } from './spawner.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
@@ -26,6 +27,17 @@ async function eventually(check: () => boolean, what: string) {
 }
 
 describe('runCommand', () => {
+  it.skipIf(process.platform !== 'linux')(
+    'runs commands below the server’s priority, so the event loop gets the CPU first',
+    async () => {
+      const result = await runCommand({ ...base, command: 'cat', args: ['/proc/self/stat'] });
+      // Field 19 of /proc/<pid>/stat is the niceness; the command's name (field 2) has no spaces here.
+      const nice = Number(result.stdout.toString('utf8').split(' ')[18]);
+      const own = Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ')[16]);
+      expect(nice).toBe(Math.min(19, own + BACKGROUND_NICENESS));
+    },
+  );
+
   it('runs the command in the launcher, not in this process, and returns its output and code', async () => {
     const result = await runCommand({
       ...base,

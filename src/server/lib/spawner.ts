@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runInBackground } from './background-priority.js';
 
 /**
  * Runs commands (git) from a small launcher process instead of the server's own.
@@ -77,6 +78,8 @@ class Launcher {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
+    // The commands it starts inherit its niceness.
+    runInBackground(this.child.pid);
     this.child.on('message', (message: Reply) => {
       const entry = this.pending.get(message.id);
       if (!entry) return;

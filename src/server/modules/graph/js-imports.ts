@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runInBackground } from '@/server/lib/background-priority.js';
 
 /** What a JS/TS file imports: the module requests, as written, in order of first appearance. */
 export interface ExtractedImports {
@@ -50,6 +51,7 @@ class Parser {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
+    runInBackground(this.child.pid);
     this.child.on('message', (answer: Answer) => {
       const job = this.pending.shift();
       if (!job || job.id !== answer.id) return;
