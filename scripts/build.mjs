@@ -1,4 +1,4 @@
-// Builds the web app (Vite → dist/web) and bundles the server (esbuild → dist/server/main.js).
+// Builds the web app (Vite → dist/web) and bundles the server (esbuild → dist/server/main.js and its chunks).
 import { copyFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,9 +10,15 @@ export async function build({ quiet = false } = {}) {
   const { build: viteBuild } = await import('vite');
   await viteBuild({ configFile: path.join(root, 'vite.config.ts'), logLevel: quiet ? 'warn' : 'info' });
   const esbuild = await import('esbuild');
+  // main.js opens the database, then loads serve.js (the rest of the server) while it opens: split
+  // into chunks beside main.js, so that the API's own imports load only then (see src/server/main.ts).
+  await rm(path.join(root, 'dist/server'), { recursive: true, force: true });
   await esbuild.build({
     entryPoints: [path.join(root, 'src/server/main.ts')],
-    outfile: path.join(root, 'dist/server/main.js'),
+    outdir: path.join(root, 'dist/server'),
+    entryNames: '[name]',
+    chunkNames: '[name]-[hash]',
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',
