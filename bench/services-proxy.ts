@@ -10,7 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Service, ServicePreview, WorkspaceList } from '../src/contracts/services.js';
-import { type Aim, baseEnv, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
+import { type Aim, baseEnv, cpuProfileArgs, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
 import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
@@ -79,7 +79,7 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
   const dataDir = await makeTempDir('autocoder-bench-services-');
   const port = await freePort();
   const since = performance.now();
-  const server = spawnGroup(process.execPath, ['dist/server/main.js'], root, {
+  const server = spawnGroup(process.execPath, [...cpuProfileArgs(), 'dist/server/main.js'], root, {
     ...baseEnv(),
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -188,6 +188,12 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
   }
 }
 
+/** CPU time per successful request, µs, from a share of one core over the scenario's wall time. */
+function perRequestUs(cpuPercent: number | null, s: ScenarioResult): string {
+  if (cpuPercent === null || s.ok === 0) return '–';
+  return int(((cpuPercent / 100) * s.durationMs * 1000) / s.ok);
+}
+
 export function printServices(result: ServicesResult, config: ServicesBenchConfig): void {
   if (result.status !== 'ok') {
     console.log(`\nServices proxy: failed — ${result.reason}`);
@@ -198,7 +204,7 @@ export function printServices(result: ServicesResult, config: ServicesBenchConfi
   );
   console.log(
     table(
-      ['scenario', 'ok', 'err', 'p50', 'p90', 'p99', 'max', 'req/s', 'srv CPU'],
+      ['scenario', 'ok', 'err', 'p50', 'p90', 'p99', 'max', 'req/s', 'srv CPU', 'srv µs/req', 'gen µs/req'],
       result.scenarios.map((s) => [
         `${s.name}  ${s.label}`,
         int(s.ok),
@@ -209,6 +215,8 @@ export function printServices(result: ServicesResult, config: ServicesBenchConfi
         ms(s.latency.max),
         int(s.throughput),
         s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
+        perRequestUs(s.serverCpuPercent, s),
+        perRequestUs(s.benchCpuPercent, s),
       ]),
     ),
   );

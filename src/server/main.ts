@@ -1,13 +1,12 @@
 import { mkdir } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import { openDatabase } from './db/client.js';
 import { loadEnv } from './env.js';
+import { createAppServer } from './http/app-server.js';
 import { hostRulesFor } from './http/host-check.js';
-import { serviceUpgrades } from './http/service-upgrades.js';
 import { createLogger } from './lib/logger.js';
 import { isLoopbackHost } from './lib/network-policy.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limit.js';
@@ -89,7 +88,10 @@ async function main() {
     metricsToken: env.metricsToken,
   });
 
-  const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, (info) => {
+  // Services' requests and WebSockets (a dev server's hot reload) go straight to the proxy.
+  const server = createAppServer(runtime.deps, app.fetch, () => hosts, { hostname: env.host });
+  server.listen(env.port, env.host, () => {
+    const info = server.address() as AddressInfo;
     hosts = hostsOn(info.port); // PORT=0 picks a free port: known only now
     listeningPort = info.port;
     logger.info('AutoCoder is listening', {
@@ -100,12 +102,7 @@ async function main() {
       version,
       hosts: [...hosts.own],
     });
-  }) as Server;
-  // WebSockets (a dev server's hot reload) through the service proxy.
-  server.on(
-    'upgrade',
-    serviceUpgrades(runtime.deps, () => hosts),
-  );
+  });
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -1,10 +1,9 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { serve } from '@hono/node-server';
-import { serviceUpgrades } from '@/server/http/service-upgrades.js';
+import { createAppServer } from '@/server/http/app-server.js';
 import {
   createTestApp,
   signedInClient,
@@ -13,7 +12,7 @@ import {
 } from '@/server/testing/test-app.js';
 import { SERVICES_DIR } from '../discovery.js';
 
-/** The real app on a real loopback socket, with the WebSocket upgrade listener main.ts adds. */
+/** The real app on a real loopback socket, served as main.ts serves it (createAppServer). */
 export interface ServedApp {
   t: TestApp;
   port: number;
@@ -30,19 +29,12 @@ export async function serveTestApp(options: TestAppOptions = {}): Promise<Served
       ...options.runtime,
     },
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }, () =>
-      resolve(s as Server),
-    ) as Server;
-  });
-  server.on(
-    'upgrade',
-    serviceUpgrades(t.deps, () => ({
-      own: new Set(),
-      ownOnAnyPort: new Set(['localhost', '127.0.0.1']),
-      baseDomain: 'localhost',
-    })),
-  );
+  const server = createAppServer(t.deps, t.app.fetch, () => ({
+    own: new Set(),
+    ownOnAnyPort: new Set(['localhost', '127.0.0.1']),
+    baseDomain: 'localhost',
+  }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     t,
