@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Service } from '@/contracts/services.js';
+import { signedInClient, TestClient } from '@/server/testing/test-app.js';
 import {
   echoService,
   rawRequest,
@@ -129,6 +130,39 @@ describe('the path proxy ALL /api/workspaces/:w/services/:id/http/*', () => {
     expect(page.headers['set-cookie']).toEqual(['svc=1; Path=/']);
     expect(page.headers['content-security-policy']).toMatch(/^sandbox /);
     expect(page.headers['content-security-policy']).not.toMatch(/allow-same-origin/);
+  });
+
+  it('refuses, while the service runs: another user (404), no session or a signed-out one (401), a write from another origin (403), a foreign host (421)', async () => {
+    const page = `${proxy}/`;
+    const statusOf = async (headers: Record<string, string>, method = 'GET') => {
+      const res = await rawRequest(served.port, { method, path: page, headers });
+      return [res.status, (JSON.parse(res.body) as { error?: string }).error];
+    };
+    expect(await statusOf({ cookie: user.cookie })).toEqual([200, undefined]);
+    const other = await signedInClient(served.t.app);
+    expect(await statusOf({ cookie: other.client.cookie })).toEqual([404, 'WORKSPACE_NOT_FOUND']);
+    expect(await statusOf({})).toEqual([401, 'UNAUTHORIZED']);
+    const write = { cookie: user.cookie, origin: 'http://evil.example' };
+    expect(await statusOf(write, 'POST')).toEqual([403, 'FORBIDDEN_ORIGIN']);
+    expect(await statusOf({ cookie: user.cookie, 'sec-fetch-site': 'cross-site' }, 'POST')).toEqual([
+      403,
+      'FORBIDDEN_ORIGIN',
+    ]);
+    expect(await statusOf({ cookie: user.cookie, host: 'rebound.example' })).toEqual([
+      421,
+      'MISDIRECTED_REQUEST',
+    ]);
+
+    // A second session of the same user, signed out: its cookie stops working at once.
+    const second = new TestClient(served.t.app);
+    const login = await second.post('/api/auth/login', {
+      email: user.email,
+      password: 'correct horse battery',
+    });
+    expect(login.status).toBe(200);
+    expect(await statusOf({ cookie: second.cookie })).toEqual([200, undefined]);
+    expect((await second.post('/api/auth/logout')).status).toBeLessThan(300);
+    expect(await statusOf({ cookie: second.cookie })).toEqual([401, 'UNAUTHORIZED']);
   });
 
   it('streams the service’s answer as it comes', async () => {
