@@ -13,7 +13,8 @@ import type { Service, ServicePreview, WorkspaceList } from '../src/contracts/se
 import { type Aim, baseEnv, cpuProfileArgs, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
 import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
-import { runScenario, type ScenarioResult } from './lib/load.js';
+import { cpuUsPerRequest, runInterleaved } from './lib/interleave.js';
+import type { ScenarioResult } from './lib/load.js';
 import { freePort, makeTempDir, removeTempDir, spawnGroup, waitHealthy } from './lib/processes.js';
 import { round } from './lib/stats.js';
 
@@ -25,6 +26,8 @@ export interface ServicesBenchConfig {
   clients: number;
   requests: number;
   timeCapMs: number;
+  /** Direct, preview and path take turns this many times, each with its share of the requests. */
+  rounds: number;
 }
 
 export function servicesConfig(): ServicesBenchConfig {
@@ -32,6 +35,7 @@ export function servicesConfig(): ServicesBenchConfig {
     clients: intEnv('BENCH_SERVICES_CLIENTS', 20),
     requests: intEnv('BENCH_SERVICES_REQUESTS', 10_000),
     timeCapMs: intEnv('BENCH_SERVICES_TIME_CAP_MS', 60_000),
+    rounds: Math.max(1, intEnv('BENCH_SERVICES_ROUNDS', 5)),
   };
 }
 
@@ -41,10 +45,17 @@ export type ServicesResult =
       scenarios: ScenarioResult[];
       /** Through the proxy against direct, per way in. */
       ratios: { preview: ProxyCost; path: ProxyCost };
+      /** CPU per timed request, µs: AutoCoder's process, the service's, the load generator's. */
+      cpuPerRequestUs: Record<
+        'direct' | 'preview' | 'path',
+        { server: number; service: number; bench: number }
+      >;
       loadAverage: { start: number[]; end: number[] };
       serverLog: { line: string; count: number }[];
     }
   | { status: 'error'; reason: string };
+
+type ServicesCpu = Record<'direct' | 'preview' | 'path', { server: number; service: number; bench: number }>;
 
 export interface ProxyCost {
   /** Requests per second through the proxy ÷ directly. */
@@ -115,6 +126,7 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
       60_000,
     );
     const servicePort = Number(running.http);
+    const servicePid = Number(running.pid);
 
     const { url } = await owner.json<ServicePreview>('POST', `${api}/preview`, undefined, 200);
     const ticket = new URL(url);
@@ -127,55 +139,54 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
       throw new Error(`the preview ticket answered ${redeemed.status}`);
 
     const start = os.loadavg().map((value) => round(value, 2));
-    const scenarios: ScenarioResult[] = [];
-    const measure = async (
-      name: string,
-      label: string,
-      targetPort: number,
-      target: string,
-      headers: Record<string, string>,
-    ) => {
-      const done = await runScenario({
-        name,
-        label,
-        requests: config.requests,
-        concurrency: config.clients,
-        timeCapMs: config.timeCapMs,
-        warmup: config.clients * 20,
-        expect: 200,
-        serverPid: server.pid,
-        send: async () => (await httpRequest(agent, targetPort, 'GET', target, { headers })).status,
-      });
-      scenarios.push(done);
-      console.log(
-        `  ${name.padEnd(8)} ${int(done.ok).padStart(6)} ok  p50 ${ms(done.latency.p50)} ms  p99 ${ms(done.latency.p99)} ms  ${int(done.throughput)} req/s${done.errors ? `  ${done.errors} errors ${JSON.stringify(done.errorKinds)}` : ''}`,
-      );
-      return done;
-    };
-    const direct = await measure('direct', `GET 127.0.0.1:<service>/`, servicePort, '/', {});
-    const preview = await measure('preview', `GET <ws>-svc-bench.localhost/ (cookie)`, port, '/', {
-      host: previewHost,
-      cookie: previewCookie,
-    });
-    const pathProxy = await measure(
-      'path',
-      `GET ${'/api/workspaces/<ws>/services/bench/http/'} (session)`,
-      port,
-      `${api}/http/`,
-      {
-        cookie: owner.cookie,
-      },
+    const get = (targetPort: number, target: string, headers: Record<string, string>) => async () =>
+      (await httpRequest(agent, targetPort, 'GET', target, { headers })).status;
+    const names = ['direct', 'preview', 'path'] as const;
+    // Direct, preview, path, then again: a change of load during the run falls on all three alike.
+    const run = await runInterleaved(
+      [
+        { name: 'direct', label: 'GET 127.0.0.1:<service>/', send: get(servicePort, '/', {}) },
+        {
+          name: 'preview',
+          label: 'GET <ws>-svc-bench.localhost/ (cookie)',
+          send: get(port, '/', { host: previewHost, cookie: previewCookie }),
+        },
+        {
+          name: 'path',
+          label: 'GET /api/workspaces/<ws>/services/bench/http/ (session)',
+          send: get(port, `${api}/http/`, { cookie: owner.cookie }),
+        },
+      ],
+      { ...config, serverPid: server.pid, watchPid: servicePid },
     );
+    const { scenarios } = run;
+    for (const done of scenarios) {
+      console.log(
+        `  ${done.name.padEnd(8)} ${int(done.ok).padStart(6)} ok  p50 ${ms(done.latency.p50)} ms  p99 ${ms(done.latency.p99)} ms  ${int(done.throughput)} req/s${done.errors ? `  ${done.errors} errors ${JSON.stringify(done.errorKinds)}` : ''}`,
+      );
+    }
+    const [direct, preview, pathProxy] = scenarios as [ScenarioResult, ScenarioResult, ScenarioResult];
     const cost = (through: ScenarioResult): ProxyCost => ({
       throughputRatio: round(through.throughput / Math.max(direct.throughput, 1), 3),
       addedP99Ms: round(through.latency.p99 - direct.latency.p99, 2),
       addedP50Ms: round(through.latency.p50 - direct.latency.p50, 2),
     });
+    const cpuPerRequestUs = Object.fromEntries(
+      scenarios.map((s, index) => [
+        names[index],
+        {
+          server: cpuUsPerRequest(s.serverCpuPercent, s),
+          service: round(((run.watchedCpuMs[index] ?? 0) * 1000) / (s.requested + run.warmups), 0),
+          bench: cpuUsPerRequest(s.benchCpuPercent, s),
+        },
+      ]),
+    ) as ServicesCpu;
     await owner.json('POST', `${api}/stop`, undefined, 200);
     return {
       status: 'ok',
       scenarios,
       ratios: { preview: cost(preview), path: cost(pathProxy) },
+      cpuPerRequestUs,
       loadAverage: { start, end: os.loadavg().map((value) => round(value, 2)) },
       serverLog: summarizeLog(server.output()),
     };
@@ -188,23 +199,30 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
   }
 }
 
-/** CPU time per successful request, µs, from a share of one core over the scenario's wall time. */
-function perRequestUs(cpuPercent: number | null, s: ScenarioResult): string {
-  if (cpuPercent === null || s.ok === 0) return '–';
-  return int(((cpuPercent / 100) * s.durationMs * 1000) / s.ok);
-}
-
 export function printServices(result: ServicesResult, config: ServicesBenchConfig): void {
   if (result.status !== 'ok') {
     console.log(`\nServices proxy: failed — ${result.reason}`);
     return;
   }
   console.log(
-    `\nServices proxy — ${config.clients} clients, closed loop; load average ${result.loadAverage.start.join(' ')} → ${result.loadAverage.end.join(' ')}`,
+    `\nServices proxy — ${config.clients} clients, closed loop, ${config.rounds} interleaved rounds; load average ${result.loadAverage.start.join(' ')} → ${result.loadAverage.end.join(' ')}`,
   );
   console.log(
     table(
-      ['scenario', 'ok', 'err', 'p50', 'p90', 'p99', 'max', 'req/s', 'srv CPU', 'srv µs/req', 'gen µs/req'],
+      [
+        'scenario',
+        'ok',
+        'err',
+        'p50',
+        'p90',
+        'p99',
+        'max',
+        'req/s',
+        'srv CPU',
+        'CPU µs/req: srv',
+        'svc',
+        'gen',
+      ],
       result.scenarios.map((s) => [
         `${s.name}  ${s.label}`,
         int(s.ok),
@@ -215,8 +233,10 @@ export function printServices(result: ServicesResult, config: ServicesBenchConfi
         ms(s.latency.max),
         int(s.throughput),
         s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
-        perRequestUs(s.serverCpuPercent, s),
-        perRequestUs(s.benchCpuPercent, s),
+        ...(['server', 'service', 'bench'] as const).map((of) => {
+          const us = result.cpuPerRequestUs[s.name as 'direct' | 'preview' | 'path']?.[of];
+          return us === undefined || Number.isNaN(us) ? '–' : int(us);
+        }),
       ]),
     ),
   );
