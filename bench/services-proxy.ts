@@ -13,10 +13,10 @@ import type { Service, ServicePreview, WorkspaceList } from '../src/contracts/se
 import { type Aim, baseEnv, cpuProfileArgs, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
 import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
-import { cpuUsPerRequest, runInterleaved } from './lib/interleave.js';
+import { cpuUsPerRequest, runInterleaved, runPaced } from './lib/interleave.js';
 import type { ScenarioResult } from './lib/load.js';
 import { freePort, makeTempDir, removeTempDir, spawnGroup, waitHealthy } from './lib/processes.js';
-import { round } from './lib/stats.js';
+import { type LatencySummary, round } from './lib/stats.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -28,6 +28,9 @@ export interface ServicesBenchConfig {
   timeCapMs: number;
   /** Direct, preview and path take turns this many times, each with its share of the requests. */
   rounds: number;
+  /** The open-loop part: requests per second, and requests per way (in four interleaved rounds). */
+  pacedRate: number;
+  pacedRequests: number;
 }
 
 export function servicesConfig(): ServicesBenchConfig {
@@ -36,6 +39,8 @@ export function servicesConfig(): ServicesBenchConfig {
     requests: intEnv('BENCH_SERVICES_REQUESTS', 10_000),
     timeCapMs: intEnv('BENCH_SERVICES_TIME_CAP_MS', 60_000),
     rounds: Math.max(1, intEnv('BENCH_SERVICES_ROUNDS', 5)),
+    pacedRate: intEnv('BENCH_SERVICES_PACED_RATE', 200),
+    pacedRequests: intEnv('BENCH_SERVICES_PACED_REQUESTS', 2000),
   };
 }
 
@@ -46,16 +51,22 @@ export type ServicesResult =
       /** Through the proxy against direct, per way in. */
       ratios: { preview: ProxyCost; path: ProxyCost };
       /** CPU per timed request, µs: AutoCoder's process, the service's, the load generator's. */
-      cpuPerRequestUs: Record<
-        'direct' | 'preview' | 'path',
-        { server: number; service: number; bench: number }
-      >;
+      cpuPerRequestUs: ServicesCpu;
+      /** Open loop at a fixed rate below capacity: latencies, and what each proxy adds. */
+      paced: PacedResult;
       loadAverage: { start: number[]; end: number[] };
       serverLog: { line: string; count: number }[];
     }
   | { status: 'error'; reason: string };
 
-type ServicesCpu = Record<'direct' | 'preview' | 'path', { server: number; service: number; bench: number }>;
+type Way = 'direct' | 'preview' | 'path';
+type ServicesCpu = Record<Way, { server: number; service: number; bench: number }>;
+interface PacedResult {
+  ratePerSecond: number;
+  errors: number;
+  latency: Record<Way, LatencySummary>;
+  added: Record<'preview' | 'path', { addedP50Ms: number; addedP99Ms: number }>;
+}
 
 export interface ProxyCost {
   /** Requests per second through the proxy ÷ directly. */
@@ -143,22 +154,31 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
       (await httpRequest(agent, targetPort, 'GET', target, { headers })).status;
     const names = ['direct', 'preview', 'path'] as const;
     // Direct, preview, path, then again: a change of load during the run falls on all three alike.
-    const run = await runInterleaved(
-      [
-        { name: 'direct', label: 'GET 127.0.0.1:<service>/', send: get(servicePort, '/', {}) },
-        {
-          name: 'preview',
-          label: 'GET <ws>-svc-bench.localhost/ (cookie)',
-          send: get(port, '/', { host: previewHost, cookie: previewCookie }),
-        },
-        {
-          name: 'path',
-          label: 'GET /api/workspaces/<ws>/services/bench/http/ (session)',
-          send: get(port, `${api}/http/`, { cookie: owner.cookie }),
-        },
-      ],
-      { ...config, serverPid: server.pid, watchPid: servicePid },
-    );
+    const turns = [
+      { name: 'direct', label: 'GET 127.0.0.1:<service>/', send: get(servicePort, '/', {}) },
+      {
+        name: 'preview',
+        label: 'GET <ws>-svc-bench.localhost/ (cookie)',
+        send: get(port, '/', { host: previewHost, cookie: previewCookie }),
+      },
+      {
+        name: 'path',
+        label: 'GET /api/workspaces/<ws>/services/bench/http/ (session)',
+        send: get(port, `${api}/http/`, { cookie: owner.cookie }),
+      },
+    ];
+    const run = await runInterleaved(turns, { ...config, serverPid: server.pid, watchPid: servicePid });
+    // Then at a fixed rate, well below capacity: what the proxy adds to one request.
+    const paced = await runPaced(turns, { ratePerSecond: config.pacedRate, requests: config.pacedRequests });
+    const [pacedDirect, pacedPreview, pacedPath] = paced.latencies as [
+      LatencySummary,
+      LatencySummary,
+      LatencySummary,
+    ];
+    const pacedCost = (through: LatencySummary) => ({
+      addedP50Ms: round(through.p50 - pacedDirect.p50, 2),
+      addedP99Ms: round(through.p99 - pacedDirect.p99, 2),
+    });
     const { scenarios } = run;
     for (const done of scenarios) {
       console.log(
@@ -187,6 +207,12 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
       scenarios,
       ratios: { preview: cost(preview), path: cost(pathProxy) },
       cpuPerRequestUs,
+      paced: {
+        ratePerSecond: config.pacedRate,
+        errors: paced.errors,
+        latency: { direct: pacedDirect, preview: pacedPreview, path: pacedPath },
+        added: { preview: pacedCost(pacedPreview), path: pacedCost(pacedPath) },
+      },
       loadAverage: { start, end: os.loadavg().map((value) => round(value, 2)) },
       serverLog: summarizeLog(server.output()),
     };
@@ -245,6 +271,12 @@ export function printServices(result: ServicesResult, config: ServicesBenchConfi
       `  ${way}: ${(cost.throughputRatio * 100).toFixed(0)} % of direct throughput, p50 +${ms(cost.addedP50Ms)} ms, p99 +${ms(cost.addedP99Ms)} ms`,
     );
   }
+  const { paced } = result;
+  console.log(
+    `  open loop at ${paced.ratePerSecond} req/s: direct p50 ${ms(paced.latency.direct.p50)} ms, p99 ${ms(paced.latency.direct.p99)} ms; ` +
+      `preview p50 +${ms(paced.added.preview.addedP50Ms)}, p99 +${ms(paced.added.preview.addedP99Ms)} ms; ` +
+      `path p50 +${ms(paced.added.path.addedP50Ms)}, p99 +${ms(paced.added.path.addedP99Ms)} ms${paced.errors ? ` (${paced.errors} errors)` : ''}`,
+  );
   for (const entry of result.serverLog.slice(0, 5))
     console.log(`  server log ×${entry.count}: ${entry.line}`);
 }

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { CLOCK_TICKS_PER_SECOND } from './common.js';
 import { runScenario, type ScenarioResult } from './load.js';
-import { round, summarize } from './stats.js';
+import { type LatencySummary, round, summarize } from './stats.js';
 
 /** CPU of a process and all its descendants (a sandboxed service under bwrap), in ms. */
 export function treeCpuMs(pid: number): number | null {
@@ -131,4 +131,59 @@ export async function runInterleaved(
     watchedCpuMs,
     warmups: options.clients * 20 + (options.rounds - 1) * options.clients * 2,
   };
+}
+
+/**
+ * Latency at a fixed rate well below capacity (an open loop: requests leave on a schedule, not
+ * when the previous one is answered), so that it shows what a request costs, not how long it
+ * queued behind the others as in a saturating closed loop.
+ */
+async function pacedLatencies(
+  send: () => Promise<number>,
+  options: { ratePerSecond: number; requests: number },
+): Promise<{ samples: number[]; errors: number }> {
+  const samples: number[] = [];
+  let errors = 0;
+  const intervalMs = 1000 / options.ratePerSecond;
+  const started = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let index = 0; index < options.requests; index += 1) {
+    const due = started + index * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    const t0 = performance.now();
+    pending.push(
+      send().then(
+        (status) => {
+          if (status === 200) samples.push(performance.now() - t0);
+          else errors += 1;
+        },
+        () => {
+          errors += 1;
+        },
+      ),
+    );
+  }
+  await Promise.all(pending);
+  return { samples, errors };
+}
+
+/** Each turn at a fixed rate, in four interleaved rounds; the pooled latencies per turn. */
+export async function runPaced(
+  turns: readonly Turn[],
+  options: { ratePerSecond: number; requests: number },
+): Promise<{ latencies: LatencySummary[]; errors: number }> {
+  const samples = turns.map(() => [] as number[]);
+  let errors = 0;
+  for (let round = 0; round < 4; round += 1) {
+    for (const [index, { send }] of turns.entries()) {
+      const done = await pacedLatencies(send, {
+        ratePerSecond: options.ratePerSecond,
+        requests: Math.ceil(options.requests / 4),
+      });
+      samples[index]?.push(...done.samples);
+      errors += done.errors;
+    }
+  }
+  return { latencies: samples.map((pooled) => summarize(pooled)), errors };
 }
