@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Service } from '@/contracts/services.js';
@@ -183,6 +184,49 @@ describe('the path proxy ALL /api/workspaces/:w/services/:id/http/*', () => {
     // The first tick arrived before the service had written the last (150 ms apart).
     expect(arrivals.length).toBeGreaterThanOrEqual(2);
     expect((arrivals.at(-1)?.at ?? 0) - (arrivals[0]?.at ?? 0)).toBeGreaterThanOrEqual(200);
+  });
+
+  it('keeps its own connection to the service, and frames each client’s answer for it', async () => {
+    // The client's `Connection: close` is about its own connection, not the service's.
+    const closing = await rawRequest(served.port, {
+      path: `${proxy}/`,
+      headers: { cookie: user.cookie, connection: 'close' },
+    });
+    expect((JSON.parse(closing.body) as Echo).headers.connection).toBe('keep-alive');
+    // An HTTP/1.0 client gets the streamed answer delimited by the end of the connection, not chunked.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(served.port, '127.0.0.1', () =>
+        socket.write(
+          `GET ${proxy}/stream HTTP/1.0\r\nHost: 127.0.0.1:${served.port}\r\nCookie: ${user.cookie}\r\n\r\n`,
+        ),
+      );
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const [head = '', body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.toLowerCase()).not.toContain('transfer-encoding');
+    expect(body).toBe('tick 0\ntick 1\ntick 2\n');
+  });
+
+  it('breaks off the client’s answer when the service breaks off its own', async () => {
+    const outcome = await new Promise<string>((resolve) => {
+      httpRequest(
+        { host: '127.0.0.1', port: served.port, path: `${proxy}/break`, headers: { cookie: user.cookie } },
+        (res) => {
+          res.on('data', () => {});
+          res.on('end', () => resolve(`ended ${res.statusCode}`));
+          res.on('error', (error) => resolve(`broken: ${error.message}`));
+        },
+      )
+        .on('error', (error) => resolve(`broken: ${error.message}`))
+        .end();
+    });
+    expect(outcome).toMatch(/^broken/);
   });
 
   it('carries a WebSocket through to the service, without the session cookie', async () => {

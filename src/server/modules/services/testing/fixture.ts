@@ -85,7 +85,8 @@ const wsModule = createRequire(import.meta.url).resolve('ws');
 
 /**
  * A Node service: answers every request with what it received (method, url, headers, body),
- * `/redirect` with a 302, `/stream` in three slow chunks, and echoes WebSocket messages.
+ * `/redirect` with a 302, `/stream` in three slow chunks, `/break` with half an answer and a
+ * reset connection, and echoes WebSocket messages.
  * `frontMatter` is placed after the shebang as given.
  */
 export function echoService(frontMatter: string): string {
@@ -99,6 +100,12 @@ const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     let i = 0;
     const timer = setInterval(() => { res.write('tick ' + i + '\\n'); if (++i === 3) { clearInterval(timer); res.end(); } }, 150);
+    return;
+  }
+  if (req.url === '/break') {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+    res.write('half of it');
+    setTimeout(() => res.socket.destroy(), 50);
     return;
   }
   const chunks = [];
