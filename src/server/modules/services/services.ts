@@ -72,7 +72,8 @@ export async function serviceOutput(
 /**
  * Where the path proxy sends the request: `service_no_port`, `service_not_running` otherwise. A
  * service of the caller's that runs here is found in memory (every request of a page's load
- * comes here); anything else asks the database and the disk, and answers their errors.
+ * comes here; a checkout removed meanwhile answers its owner until the watcher stops its services);
+ * anything else asks the database and the disk, and answers their errors.
  */
 export async function pathProxyTarget(
   deps: ServicesDeps,
