@@ -113,7 +113,8 @@ export class ServiceProxy {
     });
     upstream.on('error', (error) => {
       this.logger.debug('service proxy error', { error });
-      if (res.headersSent) {
+      // Already answering, or the client went away (which dropped this request): nothing to tell.
+      if (res.headersSent || res.destroyed) {
         res.destroy();
         return;
       }

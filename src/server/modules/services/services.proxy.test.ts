@@ -213,7 +213,7 @@ describe('the path proxy ALL /api/workspaces/:w/services/:id/http/*', () => {
     expect(body).toBe('tick 0\ntick 1\ntick 2\n');
   });
 
-  it('breaks off the client’s answer when the service breaks off its own', async () => {
+  it('breaks off the client’s answer when the service breaks off its own, and serves on when a client goes mid-answer', async () => {
     const outcome = await new Promise<string>((resolve) => {
       httpRequest(
         { host: '127.0.0.1', port: served.port, path: `${proxy}/break`, headers: { cookie: user.cookie } },
@@ -227,6 +227,18 @@ describe('the path proxy ALL /api/workspaces/:w/services/:id/http/*', () => {
         .end();
     });
     expect(outcome).toMatch(/^broken/);
+    // A client that goes away mid-answer leaves the proxy serving the next one.
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port: served.port, path: `${proxy}/stream`, headers: { cookie: user.cookie } },
+        (res) => res.once('data', () => req.destroy()),
+      );
+      req.on('close', () => resolve()).on('error', () => resolve());
+      req.setTimeout(5_000, () => reject(new Error('no answer')));
+      req.end();
+    });
+    const next = await rawRequest(served.port, { path: `${proxy}/`, headers: { cookie: user.cookie } });
+    expect(next.status).toBe(200);
   });
 
   it('carries a WebSocket through to the service, without the session cookie', async () => {
