@@ -80,8 +80,8 @@ const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection'];
 /**
  * The reverse proxy to services: streams bodies both ways, never follows a redirect, and keeps
  * connections to services alive. Requests lose AutoCoder's credentials; answers may not set
- * AutoCoder's cookies. HTTP requests are forwarded with node's own client (a third of the CPU
- * http-proxy-3 spent on each); Upgrade requests (WebSockets) go through http-proxy-3.
+ * AutoCoder's cookies. HTTP requests are forwarded with node's own client (about 80 µs of CPU
+ * less per request than http-proxy-3 here); Upgrade requests (WebSockets) go through http-proxy-3.
  */
 export class ServiceProxy {
   private readonly proxy = new ProxyServer({ xfwd: false, followRedirects: false, secure: false });
