@@ -10,12 +10,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Service, ServicePreview, WorkspaceList } from '../src/contracts/services.js';
-import { type Aim, baseEnv, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
+import { type Aim, baseEnv, cpuProfileArgs, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
 import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
-import { runScenario, type ScenarioResult } from './lib/load.js';
+import { cpuUsPerRequest, runInterleaved, runPaced } from './lib/interleave.js';
+import type { ScenarioResult } from './lib/load.js';
 import { freePort, makeTempDir, removeTempDir, spawnGroup, waitHealthy } from './lib/processes.js';
-import { round } from './lib/stats.js';
+import { type LatencySummary, round } from './lib/stats.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -25,6 +26,11 @@ export interface ServicesBenchConfig {
   clients: number;
   requests: number;
   timeCapMs: number;
+  /** Direct, preview and path take turns this many times, each with its share of the requests. */
+  rounds: number;
+  /** The open-loop part: requests per second, and requests per way (in four interleaved rounds). */
+  pacedRate: number;
+  pacedRequests: number;
 }
 
 export function servicesConfig(): ServicesBenchConfig {
@@ -32,6 +38,9 @@ export function servicesConfig(): ServicesBenchConfig {
     clients: intEnv('BENCH_SERVICES_CLIENTS', 20),
     requests: intEnv('BENCH_SERVICES_REQUESTS', 10_000),
     timeCapMs: intEnv('BENCH_SERVICES_TIME_CAP_MS', 60_000),
+    rounds: Math.max(1, intEnv('BENCH_SERVICES_ROUNDS', 5)),
+    pacedRate: intEnv('BENCH_SERVICES_PACED_RATE', 200),
+    pacedRequests: intEnv('BENCH_SERVICES_PACED_REQUESTS', 2000),
   };
 }
 
@@ -41,10 +50,23 @@ export type ServicesResult =
       scenarios: ScenarioResult[];
       /** Through the proxy against direct, per way in. */
       ratios: { preview: ProxyCost; path: ProxyCost };
+      /** CPU per timed request, µs: AutoCoder's process, the service's, the load generator's. */
+      cpuPerRequestUs: ServicesCpu;
+      /** Open loop at a fixed rate below capacity: latencies, and what each proxy adds. */
+      paced: PacedResult;
       loadAverage: { start: number[]; end: number[] };
       serverLog: { line: string; count: number }[];
     }
   | { status: 'error'; reason: string };
+
+type Way = 'direct' | 'preview' | 'path';
+type ServicesCpu = Record<Way, { server: number; service: number; bench: number }>;
+interface PacedResult {
+  ratePerSecond: number;
+  errors: number;
+  latency: Record<Way, LatencySummary>;
+  added: Record<'preview' | 'path', { addedP50Ms: number; addedP99Ms: number }>;
+}
 
 export interface ProxyCost {
   /** Requests per second through the proxy ÷ directly. */
@@ -79,7 +101,7 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
   const dataDir = await makeTempDir('autocoder-bench-services-');
   const port = await freePort();
   const since = performance.now();
-  const server = spawnGroup(process.execPath, ['dist/server/main.js'], root, {
+  const server = spawnGroup(process.execPath, [...cpuProfileArgs(), 'dist/server/main.js'], root, {
     ...baseEnv(),
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -115,6 +137,7 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
       60_000,
     );
     const servicePort = Number(running.http);
+    const servicePid = Number(running.pid);
 
     const { url } = await owner.json<ServicePreview>('POST', `${api}/preview`, undefined, 200);
     const ticket = new URL(url);
@@ -127,55 +150,69 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
       throw new Error(`the preview ticket answered ${redeemed.status}`);
 
     const start = os.loadavg().map((value) => round(value, 2));
-    const scenarios: ScenarioResult[] = [];
-    const measure = async (
-      name: string,
-      label: string,
-      targetPort: number,
-      target: string,
-      headers: Record<string, string>,
-    ) => {
-      const done = await runScenario({
-        name,
-        label,
-        requests: config.requests,
-        concurrency: config.clients,
-        timeCapMs: config.timeCapMs,
-        warmup: config.clients * 20,
-        expect: 200,
-        serverPid: server.pid,
-        send: async () => (await httpRequest(agent, targetPort, 'GET', target, { headers })).status,
-      });
-      scenarios.push(done);
-      console.log(
-        `  ${name.padEnd(8)} ${int(done.ok).padStart(6)} ok  p50 ${ms(done.latency.p50)} ms  p99 ${ms(done.latency.p99)} ms  ${int(done.throughput)} req/s${done.errors ? `  ${done.errors} errors ${JSON.stringify(done.errorKinds)}` : ''}`,
-      );
-      return done;
-    };
-    const direct = await measure('direct', `GET 127.0.0.1:<service>/`, servicePort, '/', {});
-    const preview = await measure('preview', `GET <ws>-svc-bench.localhost/ (cookie)`, port, '/', {
-      host: previewHost,
-      cookie: previewCookie,
-    });
-    const pathProxy = await measure(
-      'path',
-      `GET ${'/api/workspaces/<ws>/services/bench/http/'} (session)`,
-      port,
-      `${api}/http/`,
+    const get = (targetPort: number, target: string, headers: Record<string, string>) => async () =>
+      (await httpRequest(agent, targetPort, 'GET', target, { headers })).status;
+    const names = ['direct', 'preview', 'path'] as const;
+    // Direct, preview, path, then again: a change of load during the run falls on all three alike.
+    const turns = [
+      { name: 'direct', label: 'GET 127.0.0.1:<service>/', send: get(servicePort, '/', {}) },
       {
-        cookie: owner.cookie,
+        name: 'preview',
+        label: 'GET <ws>-svc-bench.localhost/ (cookie)',
+        send: get(port, '/', { host: previewHost, cookie: previewCookie }),
       },
-    );
+      {
+        name: 'path',
+        label: 'GET /api/workspaces/<ws>/services/bench/http/ (session)',
+        send: get(port, `${api}/http/`, { cookie: owner.cookie }),
+      },
+    ];
+    const run = await runInterleaved(turns, { ...config, serverPid: server.pid, watchPid: servicePid });
+    // Then at a fixed rate, well below capacity: what the proxy adds to one request.
+    const paced = await runPaced(turns, { ratePerSecond: config.pacedRate, requests: config.pacedRequests });
+    const [pacedDirect, pacedPreview, pacedPath] = paced.latencies as [
+      LatencySummary,
+      LatencySummary,
+      LatencySummary,
+    ];
+    const pacedCost = (through: LatencySummary) => ({
+      addedP50Ms: round(through.p50 - pacedDirect.p50, 2),
+      addedP99Ms: round(through.p99 - pacedDirect.p99, 2),
+    });
+    const { scenarios } = run;
+    for (const done of scenarios) {
+      console.log(
+        `  ${done.name.padEnd(8)} ${int(done.ok).padStart(6)} ok  p50 ${ms(done.latency.p50)} ms  p99 ${ms(done.latency.p99)} ms  ${int(done.throughput)} req/s${done.errors ? `  ${done.errors} errors ${JSON.stringify(done.errorKinds)}` : ''}`,
+      );
+    }
+    const [direct, preview, pathProxy] = scenarios as [ScenarioResult, ScenarioResult, ScenarioResult];
     const cost = (through: ScenarioResult): ProxyCost => ({
       throughputRatio: round(through.throughput / Math.max(direct.throughput, 1), 3),
       addedP99Ms: round(through.latency.p99 - direct.latency.p99, 2),
       addedP50Ms: round(through.latency.p50 - direct.latency.p50, 2),
     });
+    const cpuPerRequestUs = Object.fromEntries(
+      scenarios.map((s, index) => [
+        names[index],
+        {
+          server: cpuUsPerRequest(s.serverCpuPercent, s),
+          service: round(((run.watchedCpuMs[index] ?? 0) * 1000) / (s.requested + run.warmups), 0),
+          bench: cpuUsPerRequest(s.benchCpuPercent, s),
+        },
+      ]),
+    ) as ServicesCpu;
     await owner.json('POST', `${api}/stop`, undefined, 200);
     return {
       status: 'ok',
       scenarios,
       ratios: { preview: cost(preview), path: cost(pathProxy) },
+      cpuPerRequestUs,
+      paced: {
+        ratePerSecond: config.pacedRate,
+        errors: paced.errors,
+        latency: { direct: pacedDirect, preview: pacedPreview, path: pacedPath },
+        added: { preview: pacedCost(pacedPreview), path: pacedCost(pacedPath) },
+      },
       loadAverage: { start, end: os.loadavg().map((value) => round(value, 2)) },
       serverLog: summarizeLog(server.output()),
     };
@@ -194,11 +231,24 @@ export function printServices(result: ServicesResult, config: ServicesBenchConfi
     return;
   }
   console.log(
-    `\nServices proxy — ${config.clients} clients, closed loop; load average ${result.loadAverage.start.join(' ')} → ${result.loadAverage.end.join(' ')}`,
+    `\nServices proxy — ${config.clients} clients, closed loop, ${config.rounds} interleaved rounds; load average ${result.loadAverage.start.join(' ')} → ${result.loadAverage.end.join(' ')}`,
   );
   console.log(
     table(
-      ['scenario', 'ok', 'err', 'p50', 'p90', 'p99', 'max', 'req/s', 'srv CPU'],
+      [
+        'scenario',
+        'ok',
+        'err',
+        'p50',
+        'p90',
+        'p99',
+        'max',
+        'req/s',
+        'srv CPU',
+        'CPU µs/req: srv',
+        'svc',
+        'gen',
+      ],
       result.scenarios.map((s) => [
         `${s.name}  ${s.label}`,
         int(s.ok),
@@ -209,6 +259,10 @@ export function printServices(result: ServicesResult, config: ServicesBenchConfi
         ms(s.latency.max),
         int(s.throughput),
         s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
+        ...(['server', 'service', 'bench'] as const).map((of) => {
+          const us = result.cpuPerRequestUs[s.name as 'direct' | 'preview' | 'path']?.[of];
+          return us === undefined || Number.isNaN(us) ? '–' : int(us);
+        }),
       ]),
     ),
   );
@@ -217,6 +271,12 @@ export function printServices(result: ServicesResult, config: ServicesBenchConfi
       `  ${way}: ${(cost.throughputRatio * 100).toFixed(0)} % of direct throughput, p50 +${ms(cost.addedP50Ms)} ms, p99 +${ms(cost.addedP99Ms)} ms`,
     );
   }
+  const { paced } = result;
+  console.log(
+    `  open loop at ${paced.ratePerSecond} req/s: direct p50 ${ms(paced.latency.direct.p50)} ms, p99 ${ms(paced.latency.direct.p99)} ms; ` +
+      `preview p50 +${ms(paced.added.preview.addedP50Ms)}, p99 +${ms(paced.added.preview.addedP99Ms)} ms; ` +
+      `path p50 +${ms(paced.added.path.addedP50Ms)}, p99 +${ms(paced.added.path.addedP99Ms)} ms${paced.errors ? ` (${paced.errors} errors)` : ''}`,
+  );
   for (const entry of result.serverLog.slice(0, 5))
     console.log(`  server log ×${entry.count}: ${entry.line}`);
 }

@@ -47,7 +47,7 @@ export function summarizeLog(output: string): { line: string; count: number }[] 
   return [...counts].map(([line, count]) => ({ line, count })).sort((a, b) => b.count - a.count);
 }
 
-const CLOCK_TICKS_PER_SECOND = 100;
+export const CLOCK_TICKS_PER_SECOND = 100;
 
 /** utime + stime of a process in ms, from /proc (null elsewhere or when it is gone). */
 export function processCpuMs(pid: number | undefined): number | null {

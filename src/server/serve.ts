@@ -1,10 +1,9 @@
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Database } from './db/client.js';
 import type { Env } from './env.js';
+import { createAppServer } from './http/app-server.js';
 import { hostRulesFor } from './http/host-check.js';
-import { serviceUpgrades } from './http/service-upgrades.js';
 import { builtPath } from './lib/built-path.js';
 import type { Logger } from './lib/logger.js';
 import { isLoopbackHost } from './lib/network-policy.js';
@@ -72,7 +71,10 @@ export async function startServer({ env, logger, sandbox, database }: ServeOptio
     metricsToken: env.metricsToken,
   });
 
-  const server = serve({ fetch: app.fetch, port: env.port, hostname: env.host }, (info) => {
+  // Services' requests and WebSockets (a dev server's hot reload) go straight to the proxy.
+  const server = createAppServer(runtime.deps, app.fetch, () => hosts, { hostname: env.host });
+  server.listen(env.port, env.host, () => {
+    const info = server.address() as AddressInfo;
     hosts = hostsOn(info.port); // PORT=0 picks a free port: known only now
     listeningPort = info.port;
     logger.info('AutoCoder is listening', {
@@ -83,12 +85,7 @@ export async function startServer({ env, logger, sandbox, database }: ServeOptio
       version,
       hosts: [...hosts.own],
     });
-  }) as Server;
-  // WebSockets (a dev server's hot reload) through the service proxy.
-  server.on(
-    'upgrade',
-    serviceUpgrades(runtime.deps, () => hosts),
-  );
+  });
 
   let stopping = false;
   const shutdown = (signal: string) => {

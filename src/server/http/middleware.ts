@@ -15,24 +15,33 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * failing that, Sec-Fetch-Site) must match the Host. Clients that send neither
  * (curl, SDKs) carry no ambient browser credentials to abuse and pass.
  */
+export function isCrossOriginWrite(request: {
+  method: string;
+  origin: string | undefined;
+  host: string | undefined;
+  fetchSite: string | undefined;
+}): boolean {
+  if (SAFE_METHODS.has(request.method)) return false;
+  if (request.origin === undefined) return request.fetchSite === 'cross-site';
+  let originHost: string | null = null;
+  try {
+    originHost = new URL(request.origin).host;
+  } catch {
+    originHost = null; // "null" or garbage: treated as a foreign origin
+  }
+  return !request.host || originHost !== request.host;
+}
+
+/** Refuses a cross-origin write (isCrossOriginWrite) with 403 FORBIDDEN_ORIGIN. */
 export function checkOrigin(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!SAFE_METHODS.has(c.req.method)) {
-      const origin = c.req.header('origin');
-      const host = c.req.header('host');
-      if (origin !== undefined) {
-        let originHost: string | null = null;
-        try {
-          originHost = new URL(origin).host;
-        } catch {
-          originHost = null; // "null" or garbage: treated as a foreign origin
-        }
-        if (!host || originHost !== host)
-          throw new AppError('FORBIDDEN_ORIGIN', 'Cross-origin request refused');
-      } else if (c.req.header('sec-fetch-site') === 'cross-site') {
-        throw new AppError('FORBIDDEN_ORIGIN', 'Cross-origin request refused');
-      }
-    }
+    const crossOrigin = isCrossOriginWrite({
+      method: c.req.method,
+      origin: c.req.header('origin'),
+      host: c.req.header('host'),
+      fetchSite: c.req.header('sec-fetch-site'),
+    });
+    if (crossOrigin) throw new AppError('FORBIDDEN_ORIGIN', 'Cross-origin request refused');
     await next();
   };
 }

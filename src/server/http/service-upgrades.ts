@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { resolveSession } from '../modules/auth/auth.js';
@@ -11,30 +10,13 @@ import { pathProxyTarget } from '../modules/services/services.js';
 import { forwardedPath, isServiceProxyPath } from '../modules/services/services.routes.js';
 import { type HostRules, isOwnHost } from './host-check.js';
 import { SESSION_COOKIE } from './middleware.js';
-
-/** One cookie's value from a Cookie header. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const pair of header?.split(';') ?? []) {
-    const eq = pair.indexOf('=');
-    if (eq !== -1 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim();
-  }
-  return undefined;
-}
+import { cookieOf, decodedSegment, forwardedFrom } from './service-requests.js';
 
 const hostOf = (url: string) => {
   try {
     return new URL(url).host;
   } catch {
     return null;
-  }
-};
-
-/** A path segment decoded; one that does not decode stays as it is (and fails the id checks). */
-const decoded = (segment: string) => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
   }
 };
 
@@ -49,32 +31,14 @@ const refuse = (socket: Duplex, status: number, error: string, message: string) 
  * session, from our own origin), carried through to the service. Anything else is refused.
  */
 export function serviceUpgrades(deps: AppDeps, hosts: () => HostRules) {
-  const forwardFor = (req: IncomingMessage) => {
-    const socketIp = req.socket.remoteAddress ?? 'unknown';
-    const forwarded = deps.trustProxy
-      ? String(req.headers['x-forwarded-for'] ?? '')
-          .split(',')
-          .at(-1)
-          ?.trim()
-      : '';
-    const trustedProto =
-      deps.trustProxy &&
-      String(req.headers['x-forwarded-proto'] ?? '')
-        .split(',')[0]
-        ?.trim() === 'https';
-    const encrypted = Boolean((req.socket as TLSSocket).encrypted);
-    return {
-      clientIp: forwarded || socketIp,
-      proto: (encrypted || trustedProto ? 'https' : 'http') as 'http' | 'https',
-    };
-  };
+  const forwardFor = (req: IncomingMessage) => forwardedFrom(req, deps.trustProxy);
 
   const handle = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const host = req.headers.host ?? '';
     const rules = hosts();
     const preview = parsePreviewHost(host, rules.baseDomain);
     if (preview) {
-      const userId = deps.previews.check(cookieValue(req.headers.cookie, PREVIEW_COOKIE), preview);
+      const userId = deps.previews.check(cookieOf(req, PREVIEW_COOKIE), preview);
       const target = userId ? await previewTarget(deps, preview, userId) : null;
       if (!target) {
         refuse(
@@ -111,13 +75,18 @@ export function serviceUpgrades(deps: AppDeps, hosts: () => HostRules) {
       refuse(socket, 403, 'FORBIDDEN_ORIGIN', 'Cross-origin request refused');
       return;
     }
-    const token = cookieValue(req.headers.cookie, SESSION_COOKIE);
+    const token = cookieOf(req, SESSION_COOKIE);
     const session = token ? await resolveSession(deps, token) : null;
     if (!session) {
       refuse(socket, 401, 'UNAUTHORIZED', 'Sign in to continue');
       return;
     }
-    const target = await pathProxyTarget(deps, session.user.id, decoded(ids[1]), decoded(ids[2]));
+    const target = await pathProxyTarget(
+      deps,
+      session.user.id,
+      decodedSegment(ids[1]),
+      decodedSegment(ids[2]),
+    );
     const forwardedPathHeader = req.headers['x-forwarded-path'];
     deps.serviceProxy.upgrade(req, socket, head, {
       target,

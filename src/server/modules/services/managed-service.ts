@@ -15,6 +15,8 @@ const MAX_EVENT_CHARS = 16_384;
 
 export interface ManagedServiceOptions {
   workspaceId: string;
+  /** The user whose workspace it is: the path proxy's check without the database. */
+  ownerId: string;
   workspaceDir: string;
   definition: ServiceDefinition;
   /** The port the service listens on (fixed, or assigned for `auto`); null: it has none. */

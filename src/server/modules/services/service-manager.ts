@@ -12,6 +12,8 @@ import { declaredPort, toService } from './service-view.js';
 /** The part of a workspace the manager needs. */
 export interface ServiceWorkspace {
   id: string;
+  /** Its owner (a workspace never changes hands). */
+  userId: string;
   dir: string;
   serviceEnv: Record<string, string>;
   readOnlyPaths: readonly string[];
@@ -141,6 +143,7 @@ export class ServiceManager {
     }
     const managed = new ManagedService({
       workspaceId: workspace.id,
+      ownerId: workspace.userId,
       workspaceDir: workspace.dir,
       definition,
       port,
@@ -233,12 +236,13 @@ export class ServiceManager {
 
   /**
    * Where a running service listens, from memory alone (no disk, no database): the proxy's fast
-   * path for every request once the service runs. Null when it is not running here.
+   * path for every request once the service runs. Null when it is not running here, or, given
+   * `ownerId`, when its workspace is not that user's.
    */
   runningTarget(
     workspaceId: string,
     serviceId: string,
-    options: { anyCase?: boolean } = {},
+    options: { anyCase?: boolean; ownerId?: string } = {},
   ): ProxyTarget | null {
     let run = this.run(workspaceId, serviceId);
     if (!run && options.anyCase) {
@@ -247,6 +251,7 @@ export class ServiceManager {
       run = matches.length === 1 ? matches[0]?.[1] : undefined;
     }
     if (run?.status !== 'running' || run.port === null) return null;
+    if (options.ownerId !== undefined && run.options.ownerId !== options.ownerId) return null;
     const declared = declaredPort(run.options.definition);
     return { host: run.target ?? '127.0.0.1', port: run.port, protocol: declared?.protocol ?? 'http' };
   }

@@ -1,7 +1,9 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Service } from '@/contracts/services.js';
+import { signedInClient, TestClient } from '@/server/testing/test-app.js';
 import {
   echoService,
   rawRequest,
@@ -131,6 +133,39 @@ describe('the path proxy ALL /api/workspaces/:w/services/:id/http/*', () => {
     expect(page.headers['content-security-policy']).not.toMatch(/allow-same-origin/);
   });
 
+  it('refuses, while the service runs: another user (404), no session or a signed-out one (401), a write from another origin (403), a foreign host (421)', async () => {
+    const page = `${proxy}/`;
+    const statusOf = async (headers: Record<string, string>, method = 'GET') => {
+      const res = await rawRequest(served.port, { method, path: page, headers });
+      return [res.status, (JSON.parse(res.body) as { error?: string }).error];
+    };
+    expect(await statusOf({ cookie: user.cookie })).toEqual([200, undefined]);
+    const other = await signedInClient(served.t.app);
+    expect(await statusOf({ cookie: other.client.cookie })).toEqual([404, 'WORKSPACE_NOT_FOUND']);
+    expect(await statusOf({})).toEqual([401, 'UNAUTHORIZED']);
+    const write = { cookie: user.cookie, origin: 'http://evil.example' };
+    expect(await statusOf(write, 'POST')).toEqual([403, 'FORBIDDEN_ORIGIN']);
+    expect(await statusOf({ cookie: user.cookie, 'sec-fetch-site': 'cross-site' }, 'POST')).toEqual([
+      403,
+      'FORBIDDEN_ORIGIN',
+    ]);
+    expect(await statusOf({ cookie: user.cookie, host: 'rebound.example' })).toEqual([
+      421,
+      'MISDIRECTED_REQUEST',
+    ]);
+
+    // A second session of the same user, signed out: its cookie stops working at once.
+    const second = new TestClient(served.t.app);
+    const login = await second.post('/api/auth/login', {
+      email: user.email,
+      password: 'correct horse battery',
+    });
+    expect(login.status).toBe(200);
+    expect(await statusOf({ cookie: second.cookie })).toEqual([200, undefined]);
+    expect((await second.post('/api/auth/logout')).status).toBeLessThan(300);
+    expect(await statusOf({ cookie: second.cookie })).toEqual([401, 'UNAUTHORIZED']);
+  });
+
   it('streams the service’s answer as it comes', async () => {
     const arrivals = await new Promise<{ at: number; text: string }[]>((resolve, reject) => {
       const seen: { at: number; text: string }[] = [];
@@ -149,6 +184,61 @@ describe('the path proxy ALL /api/workspaces/:w/services/:id/http/*', () => {
     // The first tick arrived before the service had written the last (150 ms apart).
     expect(arrivals.length).toBeGreaterThanOrEqual(2);
     expect((arrivals.at(-1)?.at ?? 0) - (arrivals[0]?.at ?? 0)).toBeGreaterThanOrEqual(200);
+  });
+
+  it('keeps its own connection to the service, and frames each client’s answer for it', async () => {
+    // The client's `Connection: close` is about its own connection, not the service's.
+    const closing = await rawRequest(served.port, {
+      path: `${proxy}/`,
+      headers: { cookie: user.cookie, connection: 'close' },
+    });
+    expect((JSON.parse(closing.body) as Echo).headers.connection).toBe('keep-alive');
+    // An HTTP/1.0 client gets the streamed answer delimited by the end of the connection, not chunked.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(served.port, '127.0.0.1', () =>
+        socket.write(
+          `GET ${proxy}/stream HTTP/1.0\r\nHost: 127.0.0.1:${served.port}\r\nCookie: ${user.cookie}\r\n\r\n`,
+        ),
+      );
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const [head = '', body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.toLowerCase()).not.toContain('transfer-encoding');
+    expect(body).toBe('tick 0\ntick 1\ntick 2\n');
+  });
+
+  it('breaks off the client’s answer when the service breaks off its own, and serves on when a client goes mid-answer', async () => {
+    const outcome = await new Promise<string>((resolve) => {
+      httpRequest(
+        { host: '127.0.0.1', port: served.port, path: `${proxy}/break`, headers: { cookie: user.cookie } },
+        (res) => {
+          res.on('data', () => {});
+          res.on('end', () => resolve(`ended ${res.statusCode}`));
+          res.on('error', (error) => resolve(`broken: ${error.message}`));
+        },
+      )
+        .on('error', (error) => resolve(`broken: ${error.message}`))
+        .end();
+    });
+    expect(outcome).toMatch(/^broken/);
+    // A client that goes away mid-answer leaves the proxy serving the next one.
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port: served.port, path: `${proxy}/stream`, headers: { cookie: user.cookie } },
+        (res) => res.once('data', () => req.destroy()),
+      );
+      req.on('close', () => resolve()).on('error', () => resolve());
+      req.setTimeout(5_000, () => reject(new Error('no answer')));
+      req.end();
+    });
+    const next = await rawRequest(served.port, { path: `${proxy}/`, headers: { cookie: user.cookie } });
+    expect(next.status).toBe(200);
   });
 
   it('carries a WebSocket through to the service, without the session cookie', async () => {

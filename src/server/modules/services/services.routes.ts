@@ -40,7 +40,7 @@ const SSE_HEADERS = {
  * (CSP sandbox without allow-same-origin), so a service's scripts can neither read AutoCoder's
  * pages nor send requests as the signed-in user. The preview subdomain is the full-fidelity view.
  */
-const PATH_PROXY_HEADERS = {
+export const PATH_PROXY_HEADERS = {
   'content-security-policy': 'sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads',
 };
 

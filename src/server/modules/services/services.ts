@@ -69,13 +69,20 @@ export async function serviceOutput(
   return deps.services.output(...(await ownedService(deps, userId, workspaceId, serviceId)));
 }
 
-/** Where the path proxy sends the request: `service_no_port`, `service_not_running` otherwise. */
+/**
+ * Where the path proxy sends the request: `service_no_port`, `service_not_running` otherwise. A
+ * service of the caller's that runs here is found in memory (every request of a page's load
+ * comes here; a checkout removed meanwhile answers its owner until the watcher stops its services);
+ * anything else asks the database and the disk, and answers their errors.
+ */
 export async function pathProxyTarget(
   deps: ServicesDeps,
   userId: string,
   workspaceId: string,
   serviceId: string,
 ): Promise<ProxyTarget> {
+  const running = deps.services.runningTarget(workspaceId, checkServiceId(serviceId), { ownerId: userId });
+  if (running) return running;
   return deps.services.proxyTarget(...(await ownedService(deps, userId, workspaceId, serviceId)));
 }
 

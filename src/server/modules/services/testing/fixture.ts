@@ -1,10 +1,9 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { serve } from '@hono/node-server';
-import { serviceUpgrades } from '@/server/http/service-upgrades.js';
+import { createAppServer } from '@/server/http/app-server.js';
 import {
   createTestApp,
   signedInClient,
@@ -13,7 +12,7 @@ import {
 } from '@/server/testing/test-app.js';
 import { SERVICES_DIR } from '../discovery.js';
 
-/** The real app on a real loopback socket, with the WebSocket upgrade listener main.ts adds. */
+/** The real app on a real loopback socket, served as main.ts serves it (createAppServer). */
 export interface ServedApp {
   t: TestApp;
   port: number;
@@ -30,19 +29,12 @@ export async function serveTestApp(options: TestAppOptions = {}): Promise<Served
       ...options.runtime,
     },
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }, () =>
-      resolve(s as Server),
-    ) as Server;
-  });
-  server.on(
-    'upgrade',
-    serviceUpgrades(t.deps, () => ({
-      own: new Set(),
-      ownOnAnyPort: new Set(['localhost', '127.0.0.1']),
-      baseDomain: 'localhost',
-    })),
-  );
+  const server = createAppServer(t.deps, t.app.fetch, () => ({
+    own: new Set(),
+    ownOnAnyPort: new Set(['localhost', '127.0.0.1']),
+    baseDomain: 'localhost',
+  }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     t,
@@ -93,7 +85,8 @@ const wsModule = createRequire(import.meta.url).resolve('ws');
 
 /**
  * A Node service: answers every request with what it received (method, url, headers, body),
- * `/redirect` with a 302, `/stream` in three slow chunks, and echoes WebSocket messages.
+ * `/redirect` with a 302, `/stream` in three slow chunks, `/break` with half an answer and a
+ * reset connection, and echoes WebSocket messages.
  * `frontMatter` is placed after the shebang as given.
  */
 export function echoService(frontMatter: string): string {
@@ -107,6 +100,12 @@ const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     let i = 0;
     const timer = setInterval(() => { res.write('tick ' + i + '\\n'); if (++i === 3) { clearInterval(timer); res.end(); } }, 150);
+    return;
+  }
+  if (req.url === '/break') {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+    res.write('half of it');
+    setTimeout(() => res.socket.destroy(), 50);
     return;
   }
   const chunks = [];

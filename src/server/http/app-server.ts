@@ -1,0 +1,24 @@
+import { createServer, type Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import type { AppDeps } from '../deps.js';
+import type { HostRules } from './host-check.js';
+import { serviceRequests } from './service-requests.js';
+import { serviceUpgrades } from './service-upgrades.js';
+
+type Fetch = Parameters<typeof getRequestListener>[0];
+
+/**
+ * The app's node HTTP server (not yet listening): services' requests and WebSockets go straight
+ * to the service proxy once they pass its checks; everything else is the app's (`fetch`).
+ */
+export function createAppServer(
+  deps: AppDeps,
+  fetch: Fetch,
+  hosts: () => HostRules,
+  options: { hostname?: string } = {},
+): Server {
+  const app = getRequestListener(fetch, options.hostname ? { hostname: options.hostname } : {});
+  const server = createServer(serviceRequests(deps, hosts, app));
+  server.on('upgrade', serviceUpgrades(deps, hosts));
+  return server;
+}
