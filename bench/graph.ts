@@ -17,6 +17,26 @@ import { median, round } from './lib/stats.js';
 
 export const GRAPH_AIMS = { filesPerSecond: 5000, updateMs: 50 };
 
+/** madge's depth-first walk recurses once per import on a chain (see `ToolRun.stackKb`). */
+const MADGE_STACK_KB = 512 * 1024;
+
+/**
+ * dependency-cruiser's options (a config file: there are no command-line flags for all of them).
+ * `tsPreCompilationDeps` counts type-only and unused imports too, as madge and AutoCoder do, and
+ * `tsConfig` gives it the same `paths`. `skipAnalysisNotInRules` is what its `--init` writes: with
+ * no rules it then skips what rules would need (cycles, orphans, reachability, metrics) and builds
+ * the graph alone, like the other two; without it, finding the cycles of every dependency of this
+ * graph took longer than 10 minutes after a 4-minute graph.
+ */
+const CRUISE_CONFIG = {
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    skipAnalysisNotInRules: true,
+    progress: { type: 'none' },
+  },
+};
+
 export interface GraphConfig {
   files: number;
   coldRuns: number;
@@ -123,8 +143,8 @@ export async function benchGraph(settings: GraphConfig): Promise<GraphResult> {
     });
     const madge = missing
       ? skipped(missing)
-      : await timeTool(
-          [
+      : await timeTool({
+          command: [
             path.join(tools, 'node_modules', 'madge', 'bin', 'cli.js'),
             '--json',
             '--extensions',
@@ -133,45 +153,43 @@ export async function benchGraph(settings: GraphConfig): Promise<GraphResult> {
             'tsconfig.json',
             'src',
           ],
-          repo,
-          (stdout) => {
+          cwd: repo,
+          count: (stdout) => {
             const graph = JSON.parse(stdout) as Record<string, string[]>;
             return {
               modules: Object.keys(graph).length,
               edges: Object.values(graph).reduce((sum, list) => sum + list.length, 0),
             };
           },
-          path.join(scratch, 'madge.json'),
-          true,
-        );
+          outputFile: path.join(scratch, 'madge.json'),
+          toStdout: true,
+          stackKb: MADGE_STACK_KB,
+        });
     console.log(
       `  madge: ${madge.status === 'ok' ? `${ms(madge.ms ?? 0)} ms` : `${madge.status}: ${madge.reason}`}`,
     );
     const cruiseOut = path.join(scratch, 'cruise.json');
+    const cruiseConfig = path.join(scratch, 'dependency-cruiser.json');
+    await writeFile(cruiseConfig, JSON.stringify(CRUISE_CONFIG, null, 2));
     const dependencyCruiser = missing
       ? skipped(missing)
-      : await timeTool(
-          [
+      : await timeTool({
+          command: [
             path.join(tools, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'),
-            '--no-config',
-            // Counts type-only and unused imports too, as madge and AutoCoder do.
-            '--ts-pre-compilation-deps',
-            '--ts-config',
-            'tsconfig.json',
+            '--config',
+            cruiseConfig,
             '--output-type',
             'json',
             '--output-to',
             cruiseOut,
             'src',
           ],
-          repo,
-          (text) => {
+          cwd: repo,
+          count: (text) => {
             const result = JSON.parse(text) as {
               modules: {
                 source: string;
-                coreModule?: boolean;
-                couldNotResolve?: boolean;
-                dependencies: { resolved: string; couldNotResolve: boolean; coreModule: boolean }[];
+                dependencies: { resolved: string }[];
               }[];
             };
             const local = result.modules.filter((module) => module.source.startsWith('src/'));
@@ -182,9 +200,9 @@ export async function benchGraph(settings: GraphConfig): Promise<GraphResult> {
             );
             return { modules: local.length, edges: edgeCount };
           },
-          cruiseOut,
-          false,
-        );
+          outputFile: cruiseOut,
+          toStdout: false,
+        });
     console.log(
       `  dependency-cruiser: ${dependencyCruiser.status === 'ok' ? `${ms(dependencyCruiser.ms ?? 0)} ms` : `${dependencyCruiser.status}: ${dependencyCruiser.reason}`}`,
     );
