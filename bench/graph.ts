@@ -8,34 +8,15 @@ import { performance } from 'node:perf_hooks';
 import { git } from '../src/server/lib/git.js';
 import { createLogger } from '../src/server/lib/logger.js';
 import { GraphService } from '../src/server/modules/graph/graph-service.js';
-import { ensureTools, type ToolResult, timeTool, tools, treeCpuMs } from './graph-compare.js';
+import { type ToolResult, treeCpuMs } from './graph-compare.js';
 import { commitAll, generateRepository, writeRepository } from './graph-repo.js';
+import { runTools } from './graph-tools-run.js';
 import { type Aim, intEnv } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
 import { makeTempDir, removeTempDir } from './lib/processes.js';
 import { median, round } from './lib/stats.js';
 
 export const GRAPH_AIMS = { filesPerSecond: 5000, updateMs: 50 };
-
-/** madge's depth-first walk recurses once per import on a chain (see `ToolRun.stackKb`). */
-const MADGE_STACK_KB = 512 * 1024;
-
-/**
- * dependency-cruiser's options (a config file: there are no command-line flags for all of them).
- * `tsPreCompilationDeps` counts type-only and unused imports too, as madge and AutoCoder do, and
- * `tsConfig` gives it the same `paths`. `skipAnalysisNotInRules` is what its `--init` writes: with
- * no rules it then skips what rules would need (cycles, orphans, reachability, metrics) and builds
- * the graph alone, like the other two; without it, finding the cycles of every dependency of this
- * graph took longer than 10 minutes after a 4-minute graph.
- */
-const CRUISE_CONFIG = {
-  options: {
-    tsPreCompilationDeps: true,
-    tsConfig: { fileName: 'tsconfig.json' },
-    skipAnalysisNotInRules: true,
-    progress: { type: 'none' },
-  },
-};
 
 export interface GraphConfig {
   files: number;
@@ -78,6 +59,8 @@ export async function benchGraph(settings: GraphConfig): Promise<GraphResult> {
     const files = generateRepository(settings.files);
     const bytes = await writeRepository(repo, files);
     await commitAll(repo, 'generated');
+    // Packed, as a repository that has lived is, and no background `gc --auto` during the builds.
+    await git(['gc', '--quiet'], { cwd: repo, timeoutMs: 300_000 });
     const sources = [...files.keys()].filter((file) => /\.tsx?$/.test(file)).length;
     console.log(`  generated ${int(sources)} TypeScript files (${int(bytes / 1024)} kB), committed`);
 
@@ -103,6 +86,9 @@ export async function benchGraph(settings: GraphConfig): Promise<GraphResult> {
     }
     const medianMs = median(runsMs);
     const live = service as GraphService;
+
+    // The tools on the same files, before the updates change them.
+    const { madge, dependencyCruiser } = await runTools(repo, scratch);
 
     // One changed file per commit: a component swaps one of its imports.
     const modifyMs: number[] = [];
@@ -132,80 +118,6 @@ export async function benchGraph(settings: GraphConfig): Promise<GraphResult> {
       `  update after one changed file: median ${ms(median(modifyMs))} ms; after an added file ${ms(addMs)} ms`,
     );
 
-    const missing = await ensureTools();
-    const skipped = (reason: string): ToolResult => ({
-      status: 'skipped',
-      ms: null,
-      cpuMs: null,
-      modules: null,
-      edges: null,
-      reason,
-    });
-    const madge = missing
-      ? skipped(missing)
-      : await timeTool({
-          command: [
-            path.join(tools, 'node_modules', 'madge', 'bin', 'cli.js'),
-            '--json',
-            '--extensions',
-            'ts,tsx',
-            '--ts-config',
-            'tsconfig.json',
-            'src',
-          ],
-          cwd: repo,
-          count: (stdout) => {
-            const graph = JSON.parse(stdout) as Record<string, string[]>;
-            return {
-              modules: Object.keys(graph).length,
-              edges: Object.values(graph).reduce((sum, list) => sum + list.length, 0),
-            };
-          },
-          outputFile: path.join(scratch, 'madge.json'),
-          toStdout: true,
-          stackKb: MADGE_STACK_KB,
-        });
-    console.log(
-      `  madge: ${madge.status === 'ok' ? `${ms(madge.ms ?? 0)} ms` : `${madge.status}: ${madge.reason}`}`,
-    );
-    const cruiseOut = path.join(scratch, 'cruise.json');
-    const cruiseConfig = path.join(scratch, 'dependency-cruiser.json');
-    await writeFile(cruiseConfig, JSON.stringify(CRUISE_CONFIG, null, 2));
-    const dependencyCruiser = missing
-      ? skipped(missing)
-      : await timeTool({
-          command: [
-            path.join(tools, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'),
-            '--config',
-            cruiseConfig,
-            '--output-type',
-            'json',
-            '--output-to',
-            cruiseOut,
-            'src',
-          ],
-          cwd: repo,
-          count: (text) => {
-            const result = JSON.parse(text) as {
-              modules: {
-                source: string;
-                dependencies: { resolved: string }[];
-              }[];
-            };
-            const local = result.modules.filter((module) => module.source.startsWith('src/'));
-            const edgeCount = local.reduce(
-              (sum, module) =>
-                sum + module.dependencies.filter((dep) => dep.resolved.startsWith('src/')).length,
-              0,
-            );
-            return { modules: local.length, edges: edgeCount };
-          },
-          outputFile: cruiseOut,
-          toStdout: false,
-        });
-    console.log(
-      `  dependency-cruiser: ${dependencyCruiser.status === 'ok' ? `${ms(dependencyCruiser.ms ?? 0)} ms` : `${dependencyCruiser.status}: ${dependencyCruiser.reason}`}`,
-    );
     return {
       files: sources,
       bytes,
