@@ -3,7 +3,7 @@ import type { BuildContext } from './build-context.js';
 import { changedFiles, listFiles, readBlobs, type TreeFile } from './git-source.js';
 import { parseAll, parseAndResolve, resolveAll } from './graph-files.js';
 import { buildImportedBy, type GraphSnapshot, type SourceRecord } from './graph-snapshot.js';
-import { isJsFile } from './js-imports.js';
+import { isJsFile, startParsers } from './js-imports.js';
 import { Mirror } from './mirror.js';
 import { configHints, fileStems, mustResolveAgain } from './resolution-keys.js';
 import { mirrorConfig, parseJsonc } from './tsconfig-extends.js';
@@ -36,6 +36,8 @@ export async function buildCold(ctx: BuildContext, commit: string): Promise<Grap
     );
     sourceFiles = sourceFiles.slice(0, ctx.limits.maxSourceFiles);
   }
+  // Node and oxc load in the parser processes (~0.1 s) while the mirror is written.
+  if (sourceFiles.some((file) => isJsFile(file.path))) startParsers();
   const small = (file: TreeFile) => file.size <= ctx.limits.maxFileBytes;
   const configFiles = tree.filter((file) => Mirror.isContentFile(file.path) && small(file));
   const blobs = await readBlobs(ctx.repo, configFiles, signal);
