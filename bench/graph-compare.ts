@@ -1,5 +1,5 @@
 // Running madge and dependency-cruiser for the graph part of `npm run bench`, and CPU time from /proc.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -70,37 +70,87 @@ export function treeCpuMs(): number {
   return (own.user + own.system) / 1000 + (ticks * 1000) / TICKS;
 }
 
-/** Runs a tool under `sh`, which then reports the CPU time of what it waited for (the tool). */
-export async function timeTool(
-  command: string[],
-  cwd: string,
-  count: (output: string) => { modules: number; edges: number },
-  outputFile: string,
-  toStdout: boolean,
-): Promise<ToolResult> {
-  const quoted = [process.execPath, '--max-old-space-size=8192', ...command]
-    .map((arg) => `'${arg.replaceAll("'", "'\\''")}'`)
+export interface ToolRun {
+  /** The tool's script and its arguments (run by this Node). */
+  command: string[];
+  cwd: string;
+  /** Modules and edges from the tool's output. */
+  count: (output: string) => { modules: number; edges: number };
+  outputFile: string;
+  /** The tool writes its answer to stdout (else to `outputFile` itself). */
+  toStdout: boolean;
+  /**
+   * The stack the tool needs, in kB: madge walks the graph depth first by recursion, and a
+   * 10,000-file repository's import chains overflow Node's default ~1 MB stack. `sh` raises its
+   * own limit (`ulimit -s`) first, so that V8's limit stays below the real stack.
+   */
+  stackKb?: number;
+}
+
+/**
+ * Runs a tool under `sh` in a process group of its own: `sh` then reports the CPU time of what it
+ * waited for (the tool), and a tool still running after BENCH_GRAPH_TOOL_TIMEOUT_S is killed with
+ * all its processes (then `ms` is a lower bound).
+ */
+export async function timeTool(tool: ToolRun): Promise<ToolResult> {
+  const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const stack = tool.stackKb ? [`--stack-size=${tool.stackKb}`] : [];
+  const node = [process.execPath, '--max-old-space-size=8192', ...stack, ...tool.command]
+    .map(quote)
     .join(' ');
-  const script = `${quoted}${toStdout ? ` > '${outputFile}'` : ''} || exit $?; cat /proc/$$/stat`;
+  const raise = tool.stackKb ? `ulimit -s ${tool.stackKb * 2} 2>/dev/null || exit 97; ` : '';
+  const output = tool.toStdout ? ` > ${quote(tool.outputFile)}` : '';
+  const script = `${raise}${node}${output} || exit $?; cat /proc/$$/stat`;
+  const timeoutMs = intEnv('BENCH_GRAPH_TOOL_TIMEOUT_S', 600) * 1000;
   const started = performance.now();
-  try {
-    const { stdout } = await run('sh', ['-c', script], {
-      cwd,
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: intEnv('BENCH_GRAPH_TOOL_TIMEOUT_S', 1200) * 1000,
-    });
-    const elapsed = performance.now() - started;
-    const fields = stdout.slice(stdout.lastIndexOf(')') + 2).split(' ');
-    const cpuMs = ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS;
-    return { status: 'ok', ms: round(elapsed, 0), cpuMs, ...count(await readFile(outputFile, 'utf8')) };
-  } catch (error) {
-    const elapsed = round(performance.now() - started, 0);
-    if ((error as { killed?: boolean }).killed) {
-      const reason = `still running after ${ms(elapsed)} ms`;
-      return { status: 'timeout', ms: elapsed, cpuMs: null, modules: null, edges: null, reason };
+  const child = spawn('sh', ['-c', script], {
+    cwd: tool.cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: Buffer[] = [];
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      // already gone
     }
-    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
-    const reason = `exit ${(error as { code?: unknown }).code}: ${stderr.split('\n').slice(-3).join(' ').slice(0, 300)}`;
-    return { status: 'error', ms: null, cpuMs: null, modules: null, edges: null, reason };
+  }, timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (exit) => resolve(exit)));
+  clearTimeout(timer);
+  const elapsed = round(performance.now() - started, 0);
+  if (killed) {
+    const reason = `still running after ${ms(elapsed)} ms (BENCH_GRAPH_TOOL_TIMEOUT_S), killed`;
+    return { status: 'timeout', ms: elapsed, cpuMs: null, modules: null, edges: null, reason };
+  }
+  if (code !== 0) {
+    const why =
+      code === 97
+        ? `could not raise the stack limit to ${tool.stackKb} kB`
+        : stderr.trim().split('\n').slice(-3).join(' ').slice(0, 300);
+    return {
+      status: 'error',
+      ms: null,
+      cpuMs: null,
+      modules: null,
+      edges: null,
+      reason: `exit ${code}: ${why}`,
+    };
+  }
+  const text = Buffer.concat(stdout).toString();
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const cpuMs = ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS;
+  try {
+    return { status: 'ok', ms: elapsed, cpuMs, ...tool.count(await readFile(tool.outputFile, 'utf8')) };
+  } catch (error) {
+    const reason = `unreadable output: ${error instanceof Error ? error.message : String(error)}`;
+    return { status: 'error', ms: elapsed, cpuMs, modules: null, edges: null, reason };
   }
 }

@@ -8,8 +8,9 @@ import { performance } from 'node:perf_hooks';
 import { git } from '../src/server/lib/git.js';
 import { createLogger } from '../src/server/lib/logger.js';
 import { GraphService } from '../src/server/modules/graph/graph-service.js';
-import { ensureTools, type ToolResult, timeTool, tools, treeCpuMs } from './graph-compare.js';
+import { type ToolResult, treeCpuMs } from './graph-compare.js';
 import { commitAll, generateRepository, writeRepository } from './graph-repo.js';
+import { runTools } from './graph-tools-run.js';
 import { type Aim, intEnv } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
 import { makeTempDir, removeTempDir } from './lib/processes.js';
@@ -58,6 +59,8 @@ export async function benchGraph(settings: GraphConfig): Promise<GraphResult> {
     const files = generateRepository(settings.files);
     const bytes = await writeRepository(repo, files);
     await commitAll(repo, 'generated');
+    // Packed, as a repository that has lived is, and no background `gc --auto` during the builds.
+    await git(['gc', '--quiet'], { cwd: repo, timeoutMs: 300_000 });
     const sources = [...files.keys()].filter((file) => /\.tsx?$/.test(file)).length;
     console.log(`  generated ${int(sources)} TypeScript files (${int(bytes / 1024)} kB), committed`);
 
@@ -83,6 +86,9 @@ export async function benchGraph(settings: GraphConfig): Promise<GraphResult> {
     }
     const medianMs = median(runsMs);
     const live = service as GraphService;
+
+    // The tools on the same files, before the updates change them.
+    const { madge, dependencyCruiser } = await runTools(repo, scratch);
 
     // One changed file per commit: a component swaps one of its imports.
     const modifyMs: number[] = [];
@@ -112,82 +118,6 @@ export async function benchGraph(settings: GraphConfig): Promise<GraphResult> {
       `  update after one changed file: median ${ms(median(modifyMs))} ms; after an added file ${ms(addMs)} ms`,
     );
 
-    const missing = await ensureTools();
-    const skipped = (reason: string): ToolResult => ({
-      status: 'skipped',
-      ms: null,
-      cpuMs: null,
-      modules: null,
-      edges: null,
-      reason,
-    });
-    const madge = missing
-      ? skipped(missing)
-      : await timeTool(
-          [
-            path.join(tools, 'node_modules', 'madge', 'bin', 'cli.js'),
-            '--json',
-            '--extensions',
-            'ts,tsx',
-            '--ts-config',
-            'tsconfig.json',
-            'src',
-          ],
-          repo,
-          (stdout) => {
-            const graph = JSON.parse(stdout) as Record<string, string[]>;
-            return {
-              modules: Object.keys(graph).length,
-              edges: Object.values(graph).reduce((sum, list) => sum + list.length, 0),
-            };
-          },
-          path.join(scratch, 'madge.json'),
-          true,
-        );
-    console.log(
-      `  madge: ${madge.status === 'ok' ? `${ms(madge.ms ?? 0)} ms` : `${madge.status}: ${madge.reason}`}`,
-    );
-    const cruiseOut = path.join(scratch, 'cruise.json');
-    const dependencyCruiser = missing
-      ? skipped(missing)
-      : await timeTool(
-          [
-            path.join(tools, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'),
-            '--no-config',
-            // Counts type-only and unused imports too, as madge and AutoCoder do.
-            '--ts-pre-compilation-deps',
-            '--ts-config',
-            'tsconfig.json',
-            '--output-type',
-            'json',
-            '--output-to',
-            cruiseOut,
-            'src',
-          ],
-          repo,
-          (text) => {
-            const result = JSON.parse(text) as {
-              modules: {
-                source: string;
-                coreModule?: boolean;
-                couldNotResolve?: boolean;
-                dependencies: { resolved: string; couldNotResolve: boolean; coreModule: boolean }[];
-              }[];
-            };
-            const local = result.modules.filter((module) => module.source.startsWith('src/'));
-            const edgeCount = local.reduce(
-              (sum, module) =>
-                sum + module.dependencies.filter((dep) => dep.resolved.startsWith('src/')).length,
-              0,
-            );
-            return { modules: local.length, edges: edgeCount };
-          },
-          cruiseOut,
-          false,
-        );
-    console.log(
-      `  dependency-cruiser: ${dependencyCruiser.status === 'ok' ? `${ms(dependencyCruiser.ms ?? 0)} ms` : `${dependencyCruiser.status}: ${dependencyCruiser.reason}`}`,
-    );
     return {
       files: sources,
       bytes,

@@ -85,29 +85,48 @@ export async function readBlobs(
   signal?: AbortSignal,
 ): Promise<Map<string, Buffer>> {
   const contents = new Map<string, Buffer>();
-  let chunk: string[] = [];
+  for await (const chunk of readBlobChunks(repo, files, signal, READ_CHUNK_BYTES)) {
+    for (const [oid, content] of chunk.contents) contents.set(oid, content);
+  }
+  return contents;
+}
+
+/**
+ * The same, a chunk at a time, so that a caller can work on one while git reads the next: the
+ * first chunk holds about `firstChunkBytes`, each next one twice the one before (up to 32 MB).
+ */
+export async function* readBlobChunks(
+  repo: string,
+  files: readonly TreeFile[],
+  signal: AbortSignal | undefined,
+  firstChunkBytes: number,
+): AsyncGenerator<{ files: TreeFile[]; contents: Map<string, Buffer> }> {
+  let limit = firstChunkBytes;
+  let chunk: TreeFile[] = [];
   let chunkBytes = 0;
-  const flush = async () => {
-    if (chunk.length === 0) return;
-    const oids = chunk;
-    chunk = [];
-    chunkBytes = 0;
+  const read = async (list: TreeFile[]) => {
     const { stdout, truncated } = await git(['cat-file', '--batch'], {
       cwd: repo,
-      input: `${oids.join('\n')}\n`,
+      input: `${list.map((file) => file.oid).join('\n')}\n`,
       maxOutputBytes: 512 * 1024 * 1024,
       ...(signal ? { signal } : {}),
     });
     if (truncated) throw new Error('the files to read are too large');
+    const contents = new Map<string, Buffer>();
     parseBatch(stdout, contents);
+    return { files: list, contents };
   };
   for (const file of files) {
-    chunk.push(file.oid);
+    chunk.push(file);
     chunkBytes += file.size < 0 ? READ_CHUNK_BYTES / 8 : file.size;
-    if (chunkBytes >= READ_CHUNK_BYTES) await flush();
+    if (chunkBytes >= limit) {
+      yield await read(chunk);
+      chunk = [];
+      chunkBytes = 0;
+      limit = Math.min(limit * 2, READ_CHUNK_BYTES);
+    }
   }
-  await flush();
-  return contents;
+  if (chunk.length > 0) yield await read(chunk);
 }
 
 /** Parses `cat-file --batch` output: "<oid> <type> <size>\n<content>\n" or "<name> missing\n". */

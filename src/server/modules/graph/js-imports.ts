@@ -17,15 +17,21 @@ export function isJsFile(file: string): boolean {
   return JS_EXTENSIONS.test(file);
 }
 
-interface Job {
-  id: number;
+/** A file to parse: its path (for the dialect) and its text. */
+export interface ParseInput {
   path: string;
   source: string;
-  resolve: (result: ExtractedImports) => void;
 }
 
-interface Answer extends ExtractedImports {
+interface Batch {
   id: number;
+  files: ParseInput[];
+  resolve: (results: ExtractedImports[]) => void;
+}
+
+interface Answer {
+  id: number;
+  results: ExtractedImports[];
 }
 
 /** parser-process.mjs, beside this file in source and in the bundle (dist/server). */
@@ -40,12 +46,12 @@ function parserFile(): string {
   return found;
 }
 
-/** One parser process: files are answered in the order they were sent. */
+/** One parser process: batches are answered in the order they were sent. */
 class Parser {
   readonly child: ChildProcess;
-  readonly pending: Job[] = [];
+  readonly pending: Batch[] = [];
 
-  constructor(onExit: (parser: Parser) => void) {
+  constructor(onAnswer: () => void, onExit: (parser: Parser) => void) {
     this.child = fork(parserFile(), [], {
       execArgv: [],
       serialization: 'advanced',
@@ -53,10 +59,15 @@ class Parser {
     });
     runInBackground(this.child.pid);
     this.child.on('message', (answer: Answer) => {
-      const job = this.pending.shift();
-      if (!job || job.id !== answer.id) return;
-      job.resolve(answer.error ? { requests: [], error: answer.error } : { requests: answer.requests });
+      const batch = this.pending.shift();
+      if (!batch || batch.id !== answer.id) return;
+      batch.resolve(
+        answer.results.map((result) =>
+          result.error ? { requests: [], error: result.error } : { requests: result.requests },
+        ),
+      );
       this.idleCheck();
+      onAnswer();
     });
     this.child.on('exit', () => onExit(this));
     this.child.on('error', () => this.child.kill('SIGKILL'));
@@ -64,10 +75,10 @@ class Parser {
     this.idleCheck();
   }
 
-  send(job: Job) {
-    this.pending.push(job);
+  send(batch: Batch) {
+    this.pending.push(batch);
     this.idleCheck();
-    this.child.send({ id: job.id, path: job.path, source: job.source });
+    this.child.send({ id: batch.id, files: batch.files });
   }
 
   /** Idle, a parser keeps nothing alive: the server (or a test) exits when its own work is done. */
@@ -77,40 +88,87 @@ class Parser {
   }
 }
 
+/** Batches in flight per parser: one being parsed, one waiting in its pipe, so it never idles. */
+const IN_FLIGHT = 2;
+
 /**
- * Parses JS/TS files in parser processes (two: the machine's cores are shared with the server).
- * oxc recurses in native code, and a file nested deeply enough overflows the stack, which ends the
- * process: it must not be the server's. When a parser dies, the file it was on gets an error, and
- * the files queued behind it go to a new parser.
+ * Parses JS/TS files in parser processes (two: the machine's cores are shared with the server), in
+ * batches (one message per file would cost the server more than the parse). oxc recurses in native
+ * code, and a file nested deeply enough overflows the stack, which ends the process: it must not be
+ * the server's. When a parser dies, the batch it was on is sent again one file at a time, so that
+ * the culprit alone gets an error; the batches queued behind it go to a new parser.
  */
 class ParserPool {
   readonly #parsers: Parser[] = [];
+  readonly #queue: Batch[] = [];
   #nextId = 1;
 
   constructor(private readonly size: number) {}
 
-  parse(file: string, source: string): Promise<ExtractedImports> {
-    return new Promise((resolve) => this.#dispatch({ id: this.#nextId++, path: file, source, resolve }));
+  parse(files: ParseInput[]): Promise<ExtractedImports[]> {
+    return new Promise((resolve) => {
+      this.#queue.push({ id: this.#nextId++, files, resolve });
+      this.#pump();
+    });
   }
 
-  #dispatch(job: Job) {
-    if (this.#parsers.length < this.size) this.#parsers.push(new Parser((parser) => this.#exited(parser)));
-    const parser = this.#parsers.reduce((a, b) => (b.pending.length < a.pending.length ? b : a));
-    parser.send(job);
+  /** Starts the parsers now (Node and oxc take ~0.1 s to load), so that the first batch need not wait. */
+  start() {
+    while (this.#parsers.length < this.size) this.#spawn();
+  }
+
+  #spawn() {
+    this.#parsers.push(
+      new Parser(
+        () => this.#pump(),
+        (parser) => this.#exited(parser),
+      ),
+    );
+  }
+
+  #pump() {
+    while (this.#queue.length > 0) {
+      if (this.#parsers.length < this.size) this.#spawn();
+      const parser = this.#parsers.reduce((a, b) => (b.pending.length < a.pending.length ? b : a));
+      if (parser.pending.length >= IN_FLIGHT) return;
+      parser.send(this.#queue.shift() as Batch);
+    }
   }
 
   #exited(parser: Parser) {
     const index = this.#parsers.indexOf(parser);
     if (index >= 0) this.#parsers.splice(index, 1);
     const [culprit, ...rest] = parser.pending.splice(0);
-    culprit?.resolve({ requests: [], error: 'the parser crashed on this file (nested too deeply?)' });
-    for (const job of rest) this.#dispatch(job);
+    const again: Batch[] = [];
+    if (culprit && culprit.files.length === 1) {
+      culprit.resolve([{ requests: [], error: 'the parser crashed on this file (nested too deeply?)' }]);
+    } else if (culprit) {
+      const results: ExtractedImports[] = [];
+      let left = culprit.files.length;
+      culprit.files.forEach((file, i) => {
+        again.push({
+          id: this.#nextId++,
+          files: [file],
+          resolve: ([result]) => {
+            results[i] = result as ExtractedImports;
+            if (--left === 0) culprit.resolve(results);
+          },
+        });
+      });
+    }
+    this.#queue.unshift(...again, ...rest);
+    this.#pump();
   }
 }
 
 const pool = new ParserPool(2);
 
-/** The imports of a JS/TS file (see parser-process.mjs for what counts). */
-export function extractJsImports(file: string, source: string): Promise<ExtractedImports> {
-  return pool.parse(file, source);
+/** Starts the parser processes ahead of a build that will need them. */
+export function startParsers(): void {
+  pool.start();
+}
+
+/** The imports of JS/TS files, in order (see parser-process.mjs for what counts). */
+export function extractJsImports(files: ParseInput[]): Promise<ExtractedImports[]> {
+  return files.length === 0 ? Promise.resolve([]) : pool.parse(files);
 }

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { ResolverFactory } from 'oxc-resolver';
 import type { Mirror } from './mirror.js';
 
@@ -43,7 +42,7 @@ export class JsResolver {
   }
 
   resolve(fromFile: string, request: string): Resolution {
-    const absolute = path.join(this.mirror.root, fromFile);
+    const absolute = `${this.mirror.root}/${fromFile}`;
     let result = this.#resolver.resolveFileSync(absolute, request);
     if (result.error && isConfigError(result.error)) {
       // A tsconfig that extends an installed package (not in git) cannot be read: resolve without it.
@@ -53,7 +52,8 @@ export class JsResolver {
     }
     if (!result.path) return null;
     const rel = this.mirror.relative(result.path);
-    return rel && !rel.split('/').includes('node_modules') ? rel : null;
+    if (!rel || (rel.includes('node_modules') && rel.split('/').includes('node_modules'))) return null;
+    return rel;
   }
 }
 

@@ -4,10 +4,16 @@
 // this one; the server answers that file with a warning and starts another. Plain JavaScript, so it
 // runs the same beside the sources and beside the bundle.
 //
-// Protocol (IPC, in order — the answer to the first unanswered file names the culprit of a crash):
-//   in:  { id, path, source }
-//   out: { id, requests: string[], error?: string }
-import { parseSync } from 'oxc-parser';
+// Protocol (IPC, batches answered in order — a crash is on the first unanswered batch; the server
+// sends that batch's files again one by one to find the culprit):
+//   in:  { id, files: [{ path, source }] }
+//   out: { id, results: [{ requests: string[], error?: string }] } (one per file, in order)
+// The native binding, not the package's `parseSync`: that one also copies the whole syntax tree (as
+// JSON, ~15 times the file's size) into a string, for every file; here it is read only when the
+// tree is walked (`require`). A result's unread native memory is freed when the result is
+// collected, which the module records read here make happen between batches.
+import { parseSync } from 'oxc-parser/src-js/bindings';
+import { jsonParseAst } from 'oxc-parser/src-js/wrap';
 
 function parserOptions(path) {
   if (/\.d\.[cm]?ts$/.test(path)) return { lang: 'dts', sourceType: 'module' };
@@ -38,7 +44,7 @@ function extract(path, source) {
     if (literal === undefined) walk = true;
     else if (literal !== null) requests.add(literal);
   }
-  if (walk) collectFromTree(result.program, requests);
+  if (walk) collectFromTree(jsonParseAst(result.program), requests);
   requests.delete('');
   return { requests: [...requests] };
 }
@@ -89,14 +95,16 @@ function add(into, node) {
   }
 }
 
-process.on('message', ({ id, path, source }) => {
-  let answer;
+function extractOrError(path, source) {
   try {
-    answer = { id, ...extract(path, source) };
+    return extract(path, source);
   } catch (error) {
-    answer = { id, requests: [], error: String(error?.message ?? error) };
+    return { requests: [], error: String(error?.message ?? error) };
   }
-  process.send(answer);
+}
+
+process.on('message', ({ id, files }) => {
+  process.send({ id, results: files.map((file) => extractOrError(file.path, file.source)) });
 });
 
 process.on('disconnect', () => process.exit(0));
