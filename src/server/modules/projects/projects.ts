@@ -20,6 +20,7 @@ import {
   repositoryPath,
 } from '../workspace/repository.js';
 import { removeLinkedWorktrees } from '../workspace/worktree.js';
+import { forgetProjectLookups, projectLookupsOf, recentProject, rememberProject } from './project-lookups.js';
 import {
   deleteProjectUnlessLast,
   findOwnedProject,
@@ -85,14 +86,19 @@ export async function getOwnedProject(
  * reverse proxy may rename them, and the id is looked up among the user's own projects) or the
  * upstream URL it was created from, compared normalised (scheme, credentials, `.git`,
  * `git@host:path`, host case). Two projects from one upstream: the older. 404 REPO_NOT_FOUND when
- * none of the user's projects matches, someone else's included. REST, MCP and the graph all use it.
+ * none of the user's projects matches, someone else's included. REST, MCP and the graph all use it,
+ * on every call: what it found is kept for PROJECT_RECHECK_MS (see project-lookups.ts).
  */
 export async function resolveProjectByRepoUrl(
-  deps: Pick<ProjectsDeps, 'db'>,
+  deps: Pick<ProjectsDeps, 'db' | 'now'>,
   userId: string,
   repoUrl: string,
 ): Promise<ProjectRow> {
   const wanted = normaliseRepoUrl(repoUrl);
+  const now = deps.now();
+  const recent = wanted ? recentProject(deps.db, userId, wanted, now) : null;
+  if (recent) return recent;
+  const generation = projectLookupsOf(deps.db).generation;
   const ownId = wanted ? ownProjectIdOf(wanted) : null;
   const row =
     (ownId ? await findOwnedProject(deps.db, userId, ownId) : null) ??
@@ -101,12 +107,13 @@ export async function resolveProjectByRepoUrl(
           (project) => project.repoUrl !== null && normaliseRepoUrl(project.repoUrl) === wanted,
         ) ?? null)
       : null);
-  if (!row) {
+  if (!row || !wanted) {
     throw new AppError(
       'REPO_NOT_FOUND',
       'No repository of yours has this repo_url: use the project’s clone URL',
     );
   }
+  rememberProject(deps.db, userId, wanted, { row, foundAt: now }, generation);
   return row;
 }
 
@@ -184,7 +191,9 @@ export async function updateOwnedProject(
   settings: ProjectSettings,
 ): Promise<Project> {
   await getOwnedProject(deps, userId, projectId);
-  return toProject(await updateProjectSettings(deps.db, projectId, settings, new Date(deps.now())));
+  const row = await updateProjectSettings(deps.db, projectId, settings, new Date(deps.now()));
+  forgetProjectLookups(deps.db, projectId);
+  return toProject(row);
 }
 
 /** Deletes the project, its tasks and runs, then its runs' worktrees and its repository. The last project stays. */
@@ -203,6 +212,7 @@ export async function deleteOwnedProject(
   if (!(await deleteProjectUnlessLast(deps.db, userId, projectId))) {
     throw new AppError('LAST_PROJECT', 'You cannot delete your only project. Create another project first.');
   }
+  forgetProjectLookups(deps.db, projectId);
   // Runs waiting in Review keep their worktrees; nothing else would ever remove them now.
   await removeLinkedWorktrees(row.repoPath, path.join(deps.dataDir, 'worktrees')).catch((error: unknown) =>
     deps.logger.warn('worktrees of a deleted project could not be listed', { projectId, error }),
