@@ -163,5 +163,9 @@ export async function runTransport(
     capped,
     serverCpuPercent:
       cpuBefore === null || cpuAfter === null ? null : round(((cpuAfter - cpuBefore) / durationMs) * 100, 0),
+    serverCpuMsPerCall:
+      cpuBefore === null || cpuAfter === null || everything.length === 0
+        ? null
+        : round((cpuAfter - cpuBefore) / everything.length, 3),
   };
 }
