@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projects } from '@/server/db/schema.js';
 import { AppError } from '@/server/lib/errors.js';
 import { createTestApp, signedInClient, type TestApp, type TestClient } from '@/server/testing/test-app.js';
-import { PROJECT_RECHECK_MS } from './project-lookups.js';
+import { forgetProjectLookups, lookupProject, PROJECT_RECHECK_MS } from './project-lookups.js';
 import { resolveProjectByRepoUrl } from './projects.js';
+import type { ProjectRow } from './projects.repo.js';
 
 /** The repo_url → project cache behind every agent call: a rename or a delete is never missed. */
 let t: TestApp;
@@ -42,14 +43,63 @@ describe('resolving repo_url, cached', () => {
     const before = stats.statements;
     expect((await resolveProjectByRepoUrl(deps(), user.userId, urlOf(id))).id).toBe(id);
     expect(stats.statements - before).toBe(1);
-    // Another spelling of the same clone URL is the same key.
+    expect((await resolveProjectByRepoUrl(deps(at + 1), user.userId, urlOf(id))).id).toBe(id);
+    expect(stats.statements - before).toBe(1);
+    // Another spelling of the same clone URL is looked up once too.
     const spelled = `http://LOCALHOST/git/${id}`;
     expect((await resolveProjectByRepoUrl(deps(at + 1), user.userId, spelled)).id).toBe(id);
-    expect(stats.statements - before).toBe(1);
+    expect((await resolveProjectByRepoUrl(deps(at + 2), user.userId, spelled)).id).toBe(id);
+    expect(stats.statements - before).toBe(2);
     expect((await resolveProjectByRepoUrl(deps(at + PROJECT_RECHECK_MS), user.userId, urlOf(id))).id).toBe(
       id,
     );
-    expect(stats.statements - before).toBe(2);
+    expect(stats.statements - before).toBe(3);
+  });
+
+  it('asks the database once for calls that come while a lookup is under way', async () => {
+    const { deps } = clockAt();
+    const id = await newProject('Busy');
+    const stats = t.database.stats;
+    const before = stats.statements;
+    const rows = await Promise.all(
+      Array.from({ length: 20 }, () => resolveProjectByRepoUrl(deps(), user.userId, urlOf(id))),
+    );
+    expect(rows.map((row) => row.id)).toEqual(rows.map(() => id));
+    expect(stats.statements - before).toBe(1);
+  });
+
+  it('does not keep, nor share, a lookup a rename or delete overtook', async () => {
+    const { at, deps } = clockAt();
+    const id = await newProject('Raced');
+    const row = await resolveProjectByRepoUrl(deps(), user.userId, urlOf(id));
+    const db = t.database.db;
+    const url = `raced-${id}`;
+    let release: (found: ProjectRow) => void = () => {};
+    const before = lookupProject(
+      db,
+      user.userId,
+      url,
+      at,
+      () => new Promise((resolve) => (release = resolve)),
+    );
+    // The project changes while that lookup waits for the database.
+    forgetProjectLookups(db, id);
+    let asked = 0;
+    const find = async () => {
+      asked += 1;
+      return row;
+    };
+    const after = lookupProject(db, user.userId, url, at, find);
+    expect(asked).toBe(1); // its own lookup, not the one under way
+    await after;
+    release({ ...row, name: 'As it was' });
+    await before;
+    // What `after` read is kept, not what `before` read…
+    expect((await lookupProject(db, user.userId, url, at, find))?.name).toBe('Raced');
+    expect(asked).toBe(1);
+    forgetProjectLookups(db, id);
+    await lookupProject(db, user.userId, url, at, find);
+    expect(asked).toBe(2); // …until the next change
   });
 
   it('forgets a project deleted here at once', async () => {

@@ -15,16 +15,18 @@ interface Found {
   foundAt: number;
 }
 
-/** Per database: what `${userId}\0${normalised repo_url}` resolved to, and when. */
+/** Per database: what `${userId}\0${repo_url as sent}` resolved to, and when. */
 class ProjectLookups {
   readonly found = new LruCache<string, Found>(10_000);
+  /** Lookups under way: calls that come meanwhile (50 agents at once) wait for them, not the database. */
+  readonly pending = new Map<string, Promise<ProjectRow | null>>();
   /** Bumped by every forget: a lookup that started before one does not store what it read. */
   generation = 0;
 }
 
 const lookups = new WeakMap<Db, ProjectLookups>();
 
-export function projectLookupsOf(db: Db): ProjectLookups {
+function projectLookupsOf(db: Db): ProjectLookups {
   let cache = lookups.get(db);
   if (!cache) {
     cache = new ProjectLookups();
@@ -33,33 +35,44 @@ export function projectLookupsOf(db: Db): ProjectLookups {
   return cache;
 }
 
-const keyOf = (userId: string, normalisedUrl: string) => `${userId}\0${normalisedUrl}`;
-
-/** The project a user's repo_url named less than PROJECT_RECHECK_MS ago (app clock), if any. */
-export function recentProject(db: Db, userId: string, normalisedUrl: string, now: number) {
-  const found = projectLookupsOf(db).found.get(keyOf(userId, normalisedUrl));
-  if (!found || now < found.foundAt || now - found.foundAt >= PROJECT_RECHECK_MS) return null;
-  return found.row;
-}
-
 /**
- * Remembers what a lookup found, unless a project was renamed or deleted since it started
- * (`generation` is the cache's generation before the lookup read the database).
+ * The project a user's repo_url names: what a lookup found less than PROJECT_RECHECK_MS ago (app
+ * clock), else `find`'s answer, one `find` per user and repo_url at a time. Only projects found are
+ * kept; a miss asks again on the next call.
  */
-export function rememberProject(
+export function lookupProject(
   db: Db,
   userId: string,
-  normalisedUrl: string,
-  found: Found,
-  generation: number,
-): void {
+  repoUrl: string,
+  now: number,
+  find: () => Promise<ProjectRow | null>,
+): Promise<ProjectRow | null> {
   const cache = projectLookupsOf(db);
-  if (cache.generation === generation) cache.found.set(keyOf(userId, normalisedUrl), found);
+  const key = `${userId}\0${repoUrl}`;
+  const found = cache.found.get(key);
+  if (found && now >= found.foundAt && now - found.foundAt < PROJECT_RECHECK_MS) {
+    return Promise.resolve(found.row);
+  }
+  const pending = cache.pending.get(key);
+  if (pending) return pending;
+  const generation = cache.generation;
+  const lookup = find()
+    .then((row) => {
+      if (row && cache.generation === generation) cache.found.set(key, { row, foundAt: now });
+      return row;
+    })
+    .finally(() => {
+      if (cache.pending.get(key) === lookup) cache.pending.delete(key);
+    });
+  cache.pending.set(key, lookup);
+  return lookup;
 }
 
 /** Forgets every repo_url that named the project (renamed, deleted): the next call asks the database. */
 export function forgetProjectLookups(db: Db, projectId: string): void {
   const cache = projectLookupsOf(db);
   cache.generation += 1;
+  // A lookup under way may have read the project as it was: later calls start their own.
+  cache.pending.clear();
   cache.found.deleteWhere((found) => found.row.id === projectId);
 }

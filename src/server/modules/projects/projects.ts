@@ -20,7 +20,7 @@ import {
   repositoryPath,
 } from '../workspace/repository.js';
 import { removeLinkedWorktrees } from '../workspace/worktree.js';
-import { forgetProjectLookups, projectLookupsOf, recentProject, rememberProject } from './project-lookups.js';
+import { forgetProjectLookups, lookupProject } from './project-lookups.js';
 import {
   deleteProjectUnlessLast,
   findOwnedProject,
@@ -94,26 +94,24 @@ export async function resolveProjectByRepoUrl(
   userId: string,
   repoUrl: string,
 ): Promise<ProjectRow> {
-  const wanted = normaliseRepoUrl(repoUrl);
-  const now = deps.now();
-  const recent = wanted ? recentProject(deps.db, userId, wanted, now) : null;
-  if (recent) return recent;
-  const generation = projectLookupsOf(deps.db).generation;
-  const ownId = wanted ? ownProjectIdOf(wanted) : null;
-  const row =
-    (ownId ? await findOwnedProject(deps.db, userId, ownId) : null) ??
-    (wanted
-      ? ((await listProjectRows(deps.db, userId)).find(
-          (project) => project.repoUrl !== null && normaliseRepoUrl(project.repoUrl) === wanted,
-        ) ?? null)
-      : null);
-  if (!row || !wanted) {
+  const row = await lookupProject(deps.db, userId, repoUrl, deps.now(), async () => {
+    const wanted = normaliseRepoUrl(repoUrl);
+    if (!wanted) return null;
+    const ownId = ownProjectIdOf(wanted);
+    return (
+      (ownId ? await findOwnedProject(deps.db, userId, ownId) : null) ??
+      (await listProjectRows(deps.db, userId)).find(
+        (project) => project.repoUrl !== null && normaliseRepoUrl(project.repoUrl) === wanted,
+      ) ??
+      null
+    );
+  });
+  if (!row) {
     throw new AppError(
       'REPO_NOT_FOUND',
       'No repository of yours has this repo_url: use the project’s clone URL',
     );
   }
-  rememberProject(deps.db, userId, wanted, { row, foundAt: now }, generation);
   return row;
 }
 
