@@ -7,6 +7,7 @@ export interface GraphNeighbours {
     repo: { id: string; repoPath: string },
     branch: string,
     paths: readonly string[],
+    head?: string,
   ): Promise<Record<string, Neighbours>>;
 }
 
@@ -21,7 +22,12 @@ export function graphNeighbourSource(graphs: GraphNeighbours, logger: Logger): N
       const imports = new Set<string>();
       const importedBy = new Set<string>();
       try {
-        const perFile = await graphs.neighbours({ id: repo.id, repoPath: repo.repoPath }, branch, paths);
+        const perFile = await graphs.neighbours(
+          { id: repo.id, repoPath: repo.repoPath },
+          branch,
+          paths,
+          repo.head ?? undefined,
+        );
         for (const entry of Object.values(perFile)) {
           for (const file of entry.imports) imports.add(file);
           for (const file of entry.importedBy) importedBy.add(file);

@@ -10,6 +10,8 @@ export interface Neighbours {
 export interface NeighbourRepo {
   id: string;
   repoPath: string;
+  /** The branch's head as the call read it (null: no such branch); the source reads it when left out. */
+  head?: string | null;
 }
 
 /**
