@@ -34,7 +34,9 @@ export class Recorder {
       return answer;
     } catch (error) {
       this.errors += 1;
-      const kind = `${call}: ${firstLine(error).slice(0, 120)}`;
+      // undici says only "fetch failed": its cause says why (a reset, a timeout…).
+      const cause = error instanceof Error && error.cause ? ` (${firstLine(error.cause).slice(0, 80)})` : '';
+      const kind = `${call}: ${firstLine(error).slice(0, 120)}${cause}`;
       this.errorKinds[kind] = (this.errorKinds[kind] ?? 0) + 1;
       return null;
     }
