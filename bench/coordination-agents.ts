@@ -34,7 +34,9 @@ export class Recorder {
       return answer;
     } catch (error) {
       this.errors += 1;
-      const kind = `${call}: ${firstLine(error).slice(0, 120)}`;
+      // undici says only "fetch failed": its cause says why (a reset, a timeout…).
+      const cause = error instanceof Error && error.cause ? ` (${firstLine(error.cause).slice(0, 80)})` : '';
+      const kind = `${call}: ${firstLine(error).slice(0, 120)}${cause}`;
       this.errorKinds[kind] = (this.errorKinds[kind] ?? 0) + 1;
       return null;
     }
@@ -163,5 +165,9 @@ export async function runTransport(
     capped,
     serverCpuPercent:
       cpuBefore === null || cpuAfter === null ? null : round(((cpuAfter - cpuBefore) / durationMs) * 100, 0),
+    serverCpuMsPerCall:
+      cpuBefore === null || cpuAfter === null || everything.length === 0
+        ? null
+        : round((cpuAfter - cpuBefore) / everything.length, 3),
   };
 }

@@ -25,6 +25,8 @@ export interface CoordinationConfig {
   /** Shared files: agent i also writes shared/s<i mod sharedFiles>, so agents/sharedFiles contend for each. */
   sharedFiles: number;
   redisUrl: string | undefined;
+  /** BENCH_COORD_TRANSPORTS (`rest,mcp`): the transports driven, e.g. one alone for a CPU profile. */
+  transports: Transport[];
 }
 
 export function coordinationConfig(): CoordinationConfig {
@@ -36,6 +38,10 @@ export function coordinationConfig(): CoordinationConfig {
     ownFiles: 3,
     sharedFiles: intEnv('BENCH_COORD_SHARED_FILES', 10),
     redisUrl: process.env.REDIS_URL || undefined,
+    transports: (process.env.BENCH_COORD_TRANSPORTS ?? 'rest,mcp')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name): name is Transport => name === 'rest' || name === 'mcp'),
   };
 }
 
@@ -53,6 +59,8 @@ export interface TransportResult {
   errorKinds: Record<string, number>;
   capped: boolean;
   serverCpuPercent: number | null;
+  /** Server CPU time (all threads) per call, in ms. */
+  serverCpuMsPerCall?: number | null;
 }
 
 /** The files of agent `i`: its own, and the shared one it also writes. */

@@ -56,10 +56,16 @@ export function printCoordination(result: CoordinationPartResult, config: Coordi
           ms(s.max),
           call === 'all calls' ? int(t.callsPerSecond) : '',
           call === 'all calls' && t.serverCpuPercent !== null ? `${t.serverCpuPercent}%` : '',
+          call === 'all calls' && t.serverCpuMsPerCall != null ? t.serverCpuMsPerCall.toFixed(2) : '',
         ],
       ),
     );
-    console.log(table(['transport  call', 'calls', 'p50', 'p90', 'p99', 'max', 'calls/s', 'srv CPU'], rows));
+    console.log(
+      table(
+        ['transport  call', 'calls', 'p50', 'p90', 'p99', 'max', 'calls/s', 'srv CPU', 'CPU ms/call'],
+        rows,
+      ),
+    );
     for (const t of server.transports) {
       const said = Object.entries(t.outcomes)
         .sort(([a], [b]) => a.localeCompare(b))

@@ -104,13 +104,16 @@ export async function benchCoordinationServer(
     const start = loadAverage();
     const transports: TransportResult[] = [];
 
-    const rest = tokens.map((token) => restAgent(agent, port, token));
-    transports.push(await runTransport('rest', rest, work, server.pid));
-    report(transports.at(-1));
-
-    for (const [i, token] of tokens.entries()) agents.push(await mcpAgent(port, token, `bench-agent-${i}`));
-    transports.push(await runTransport('mcp', agents, work, server.pid));
-    report(transports.at(-1));
+    if (config.transports.includes('rest')) {
+      const rest = tokens.map((token) => restAgent(agent, port, token));
+      transports.push(await runTransport('rest', rest, work, server.pid));
+      report(transports.at(-1));
+    }
+    if (config.transports.includes('mcp')) {
+      for (const [i, token] of tokens.entries()) agents.push(await mcpAgent(port, token, `bench-agent-${i}`));
+      transports.push(await runTransport('mcp', agents, work, server.pid));
+      report(transports.at(-1));
+    }
 
     return {
       status: 'ok',
@@ -134,6 +137,7 @@ function report(result: TransportResult | undefined) {
   const call = (name: Call) => `${name} p50 ${result.calls[name].p50} / p99 ${result.calls[name].p99} ms`;
   console.log(
     `  ${result.transport.padEnd(4)} ${result.cycles} cycles, ${result.callsPerSecond} calls/s; ${CALLS.map(call).join('; ')}` +
+      (result.serverCpuMsPerCall != null ? `; server CPU ${result.serverCpuMsPerCall} ms/call` : '') +
       (result.errors ? `; ${result.errors} errors ${JSON.stringify(result.errorKinds)}` : ''),
   );
 }

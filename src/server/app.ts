@@ -94,11 +94,17 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   // Reads carry no body, and asking a request whether it has one builds a whole web Request
   // (undici's, with its Headers and AbortSignal) for it: only the other methods are measured.
   // The service proxy streams bodies of any size to the service, unread: it is not measured either.
-  app.use('/api/*', (c, next) =>
-    c.req.method === 'GET' || c.req.method === 'HEAD' || isServiceProxyPath(c.req.path)
-      ? next()
-      : limitBody(c, next),
-  );
+  // A declared Content-Length is all there is to check (Node's parser reads exactly that many bytes);
+  // Hono's bodyLimit would build the web Request anyway, to ask whether there is a body.
+  app.use('/api/*', (c, next) => {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD' || isServiceProxyPath(c.req.path)) return next();
+    const length = declaredLength(c.req.header('content-length'), c.req.header('transfer-encoding'));
+    if (length === null) return limitBody(c, next);
+    if (length > MAX_BODY_BYTES) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+    }
+    return next();
+  });
   app.use('/api/*', checkOrigin());
 
   app.route('/api', healthRoutes(deps));
@@ -222,4 +228,10 @@ export function protectedApi(
   api.use('*', requireSession(deps));
   for (const [path, router] of routers) api.route(path, router);
   return api;
+}
+
+/** The body's length a request declares, or null when it is chunked or says none (or nonsense). */
+function declaredLength(contentLength: string | undefined, transferEncoding: string | undefined) {
+  if (transferEncoding !== undefined || contentLength === undefined) return null;
+  return /^\d{1,15}$/.test(contentLength.trim()) ? Number(contentLength) : null;
 }

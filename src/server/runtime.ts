@@ -23,7 +23,6 @@ import { createProvider } from './modules/llm/providers.js';
 import { startSimulator } from './modules/llm/simulator/server.js';
 import { Orchestrator } from './modules/pipeline/orchestrator.js';
 import type { ProviderDefaults } from './modules/pipeline/provider-resolution.js';
-import { findProjectRepoPath } from './modules/projects/projects.repo.js';
 import type { ServiceSandbox } from './modules/services/managed-service.js';
 import { PreviewAccess } from './modules/services/preview-access.js';
 import { ServiceProxy } from './modules/services/proxy.js';
@@ -169,13 +168,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     shutdown: shutdown.signal,
     coordination: {
       locks,
-      neighbours:
-        options.neighbours ??
-        graphNeighbourSource(
-          graphs,
-          (projectId) => findProjectRepoPath(options.database.db, projectId),
-          options.logger,
-        ),
+      neighbours: options.neighbours ?? graphNeighbourSource(graphs, options.logger),
       lockTtlMs: options.lockTtlMs ?? 300_000,
     },
     services,

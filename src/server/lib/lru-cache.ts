@@ -30,4 +30,14 @@ export class LruCache<K, V> {
   delete(key: K): void {
     this.#entries.delete(key);
   }
+
+  /** The entries, least recent first, without touching their recency. */
+  entries(): IterableIterator<[K, V]> {
+    return this.#entries.entries();
+  }
+
+  /** Drops every entry `drop` says so of. */
+  deleteWhere(drop: (value: V, key: K) => boolean): void {
+    for (const [key, value] of [...this.#entries]) if (drop(value, key)) this.#entries.delete(key);
+  }
 }

@@ -85,7 +85,11 @@ export async function checkStatus(
   const direct = new Set(requested);
   const around =
     requested.length > 0
-      ? await deps.coordination.neighbours.neighbours(project.id, input.branch, requested)
+      ? await deps.coordination.neighbours.neighbours(
+          { id: project.id, repoPath: project.repoPath, head: repoHead },
+          input.branch,
+          requested,
+        )
       : { imports: [], importedBy: [] };
   const neighbourPaths = unique([...around.imports, ...around.importedBy]).filter((p) => !direct.has(p));
   const found = await deps.coordination.locks.read(scope, [...requested, ...neighbourPaths], deps.now());
@@ -223,7 +227,11 @@ export async function postStatus(
       return answer(true, command('PROCEED', null, 'You held none of these files: nothing changed.'));
     }
     await record({ type: 'lock-released', data: { ...activity, files: released, status: 'OPEN' } });
-    const { importedBy } = await neighbours.neighbours(project.id, input.branch, released);
+    const { importedBy } = await neighbours.neighbours(
+      { id: project.id, repoPath: project.repoPath, head: repoHead },
+      input.branch,
+      released,
+    );
     const freed = new Set(released);
     const orphaned = unique(importedBy).filter((p) => !freed.has(p));
     return answer(true, command('PROCEED', null, `Released ${released.length} file(s).`), orphaned);

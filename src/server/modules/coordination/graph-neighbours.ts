@@ -7,6 +7,7 @@ export interface GraphNeighbours {
     repo: { id: string; repoPath: string },
     branch: string,
     paths: readonly string[],
+    head?: string,
   ): Promise<Record<string, Neighbours>>;
 }
 
@@ -15,26 +16,28 @@ export interface GraphNeighbours {
  * (a branch without commits, a build past its bounds) gives no neighbours and a warning: the
  * DIRECT rules still hold, and an agent is never refused for a graph it cannot see.
  */
-export function graphNeighbourSource(
-  graphs: GraphNeighbours,
-  repoPathOf: (projectId: string) => Promise<string | null>,
-  logger: Logger,
-): NeighbourSource {
+export function graphNeighbourSource(graphs: GraphNeighbours, logger: Logger): NeighbourSource {
   return {
-    async neighbours(projectId, branch, paths) {
+    async neighbours(repo, branch, paths) {
       const imports = new Set<string>();
       const importedBy = new Set<string>();
       try {
-        const repoPath = await repoPathOf(projectId);
-        if (repoPath) {
-          const perFile = await graphs.neighbours({ id: projectId, repoPath }, branch, paths);
-          for (const entry of Object.values(perFile)) {
-            for (const file of entry.imports) imports.add(file);
-            for (const file of entry.importedBy) importedBy.add(file);
-          }
+        const perFile = await graphs.neighbours(
+          { id: repo.id, repoPath: repo.repoPath },
+          branch,
+          paths,
+          repo.head ?? undefined,
+        );
+        for (const entry of Object.values(perFile)) {
+          for (const file of entry.imports) imports.add(file);
+          for (const file of entry.importedBy) importedBy.add(file);
         }
       } catch (error) {
-        logger.warn('import graph unavailable; answering without neighbours', { projectId, branch, error });
+        logger.warn('import graph unavailable; answering without neighbours', {
+          projectId: repo.id,
+          branch,
+          error,
+        });
       }
       return { imports: [...imports].sort(), importedBy: [...importedBy].sort() };
     },

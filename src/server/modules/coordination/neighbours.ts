@@ -6,10 +6,18 @@ export interface Neighbours {
   importedBy: string[];
 }
 
+/** The project whose repository the neighbours are read from (the rules have its row already). */
+export interface NeighbourRepo {
+  id: string;
+  repoPath: string;
+  /** The branch's head as the call read it (null: no such branch); the source reads it when left out. */
+  head?: string | null;
+}
+
 /**
  * Where neighbours come from: the import graph of a project's branch at its head (the `graph`
  * module). Paths are repository-relative; the given files themselves may appear in the answer.
  */
 export interface NeighbourSource {
-  neighbours(projectId: string, branch: string, paths: readonly string[]): Promise<Neighbours>;
+  neighbours(repo: NeighbourRepo, branch: string, paths: readonly string[]): Promise<Neighbours>;
 }

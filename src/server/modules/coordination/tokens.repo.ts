@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '@/server/db/client.js';
 import { agentTokens } from '@/server/db/schema.js';
 
@@ -30,4 +30,10 @@ export async function deleteToken(db: Db, userId: string, id: string): Promise<s
 export async function findTokenByHash(db: Db, tokenHash: string): Promise<AgentTokenRow | null> {
   const [row] = await db.select().from(agentTokens).where(eq(agentTokens.tokenHash, tokenHash)).limit(1);
   return row ?? null;
+}
+
+/** The tokens among these hashes that still exist (one statement for a batch of cached tokens). */
+export async function findTokensByHashes(db: Db, tokenHashes: string[]): Promise<AgentTokenRow[]> {
+  if (tokenHashes.length === 0) return [];
+  return db.select().from(agentTokens).where(inArray(agentTokens.tokenHash, tokenHashes));
 }

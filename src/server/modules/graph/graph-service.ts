@@ -93,14 +93,16 @@ export class GraphService {
 
   /**
    * What each path imports and what imports it, at the branch's head (for the lock rules:
-   * neighbours of a file). A path the graph does not know has no neighbours.
+   * neighbours of a file). A path the graph does not know has no neighbours. `head`: the branch's
+   * head as the caller just read it (else it is read here).
    */
   async neighbours(
     repo: GraphRepo,
     branch: string,
     paths: readonly string[],
+    head?: string,
   ): Promise<Record<string, Neighbours>> {
-    const graph = await this.current(repo, branch);
+    const graph = head ? await this.at(repo, branch, head) : await this.current(repo, branch);
     return Object.fromEntries(paths.map((file) => [file, neighboursIn(graph, file)]));
   }
 

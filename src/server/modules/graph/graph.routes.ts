@@ -18,7 +18,7 @@ const graph = apiRoute(
 );
 
 /** GET /api/graph?repo_url=…&branch=… (seed 003): the import graph of the branch head, locks overlaid. */
-export function graphRoutes(deps: Pick<AppDeps, 'db' | 'graphs'>, locksFor: LocksFor = noLocks) {
+export function graphRoutes(deps: Pick<AppDeps, 'db' | 'graphs' | 'now'>, locksFor: LocksFor = noLocks) {
   return apiRouter().openapi(graph, async (c) => {
     const query = c.req.valid('query');
     const project = await resolveProjectByRepoUrl(deps, c.var.user.id, query.repo_url);

@@ -1,5 +1,8 @@
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   checkStatusResponseSchema,
   checkStatusSchema,
@@ -9,6 +12,11 @@ import {
 import { AppError } from '@/server/lib/errors.js';
 import { type CoordinationDeps, checkStatus, postStatus } from '../coordination/coordination.js';
 import type { Agent } from '../coordination/tokens.js';
+
+/** The largest JSON-RPC message accepted (a post of 1,000 paths fits many times over). */
+export const MAX_MCP_BODY_BYTES = 1024 * 1024;
+
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** The answer of a tool: the REST answer as `structuredContent`, and as text for clients without it. */
 const answer = (body: object): CallToolResult => ({
@@ -27,12 +35,30 @@ async function asTool(run: () => Promise<object>): Promise<CallToolResult> {
   }
 }
 
+/** The agent the bearer token named, handed to the tools through the transport's auth info. */
+function agentOf(authInfo: AuthInfo | undefined): Agent {
+  const agent = authInfo?.extra?.agent as Agent | undefined;
+  // mcp.routes.ts always passes it: a request without one never reaches a tool.
+  if (!agent) throw new Error('MCP request without an agent');
+  return agent;
+}
+
+/** Auth info naming the agent, for `transport.handleRequest(request, { authInfo })`. */
+export const agentAuthInfo = (agent: Agent, token: string): AuthInfo => ({
+  token,
+  clientId: agent.id,
+  scopes: [],
+  extra: { agent },
+});
+
 /**
- * The MCP server of one request (stateless): the tools `check_status` and `post_status`, the same
- * rules as POST /api/check_status and /api/post_status, for the agent the bearer token names.
+ * An MCP server with the tools `check_status` and `post_status`: the same rules as POST
+ * /api/check_status and /api/post_status, for the agent the request's auth info names (so one
+ * server serves any agent, one request at a time).
  */
-export function coordinationMcpServer(deps: CoordinationDeps, agent: Agent, version: string): McpServer {
-  const server = new McpServer({ name: 'autocoder', version });
+export function coordinationMcpServer(deps: CoordinationDeps, version: string): McpServer {
+  // One validator for every server: the SDK's default builds an Ajv instance per server.
+  const server = new McpServer({ name: 'autocoder', version }, { jsonSchemaValidator });
   server.registerTool(
     'check_status',
     {
@@ -43,7 +69,7 @@ export function coordinationMcpServer(deps: CoordinationDeps, agent: Agent, vers
       outputSchema: checkStatusResponseSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (input) => asTool(() => checkStatus(deps, agent, input)),
+    async (input, extra) => asTool(() => checkStatus(deps, agentOf(extra.authInfo), input)),
   );
   server.registerTool(
     'post_status',
@@ -55,7 +81,41 @@ export function coordinationMcpServer(deps: CoordinationDeps, agent: Agent, vers
       outputSchema: postStatusResponseSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    async (input) => asTool(() => postStatus(deps, agent, input)),
+    async (input, extra) => asTool(() => postStatus(deps, agentOf(extra.authInfo), input)),
   );
   return server;
+}
+
+/** Servers at most kept idle; more only under a burst of concurrent requests. */
+const MAX_IDLE_SERVERS = 64;
+
+/**
+ * MCP servers for stateless requests, reused: building one (its tools, their schemas) costs more
+ * than the call it answers. Each request gets a server no other request holds, connected to its
+ * own transport, and gives it back once closed (the SDK supports close() then connect()).
+ */
+export class McpServerPool {
+  readonly #idle: McpServer[] = [];
+
+  constructor(private readonly create: () => McpServer) {}
+
+  async handle(request: Request, authInfo: AuthInfo): Promise<Response> {
+    const server = this.#idle.pop() ?? this.create();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_MCP_BODY_BYTES,
+    });
+    let reusable = false;
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { authInfo });
+      reusable = true;
+      return response;
+    } finally {
+      // JSON mode answers once everything is handled: nothing of this request is left to stream.
+      await server.close();
+      if (reusable && this.#idle.length < MAX_IDLE_SERVERS) this.#idle.push(server);
+    }
+  }
 }

@@ -1,12 +1,8 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import type { ApiErrorBody } from '@/contracts/errors.js';
 import type { AppDeps, AppEnv } from '@/server/deps.js';
 import { resolveToken } from '../coordination/tokens.js';
-import { coordinationMcpServer } from './mcp-server.js';
-
-/** The largest JSON-RPC message accepted (a post of 1,000 paths fits many times over). */
-export const MAX_MCP_BODY_BYTES = 1024 * 1024;
+import { agentAuthInfo, coordinationMcpServer, McpServerPool } from './mcp-server.js';
 
 /** An Origin, when a browser sends one, must be this server's own (the Host, already checked). */
 function foreignOrigin(origin: string | undefined, host: string | undefined): boolean {
@@ -19,11 +15,13 @@ function foreignOrigin(origin: string | undefined, host: string | undefined): bo
 }
 
 /**
- * MCP at /mcp: Streamable HTTP, stateless (a server and a transport per request), JSON answers.
+ * MCP at /mcp: Streamable HTTP, stateless (a transport per request, a server no other request
+ * holds, from a pool), JSON answers.
  * Agents only: `Authorization: Bearer <agent token>` (401 otherwise; a browser session is not
  * enough). The Host was checked by the app first; a foreign Origin is refused here (403).
  */
 export function mcpRoutes(deps: AppDeps) {
+  const servers = new McpServerPool(() => coordinationMcpServer(deps, deps.version));
   return new Hono<AppEnv>().all('/', async (c) => {
     if (foreignOrigin(c.req.header('origin'), c.req.header('host'))) {
       return c.json<ApiErrorBody>(
@@ -51,18 +49,6 @@ export function mcpRoutes(deps: AppDeps) {
         { Allow: 'POST' },
       );
     }
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: MAX_MCP_BODY_BYTES,
-    });
-    const server = coordinationMcpServer(deps, agent, deps.version);
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(c.req.raw);
-    } finally {
-      // JSON mode answers once everything is handled: nothing of this request is left to stream.
-      await server.close();
-    }
+    return servers.handle(c.req.raw, agentAuthInfo(agent, match?.[1] ?? ''));
   });
 }

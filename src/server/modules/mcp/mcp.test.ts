@@ -111,6 +111,36 @@ describe('MCP at /mcp', () => {
     expect((await restAgent.check(['src/auth.ts'])).body.status).toBe('OK');
   });
 
+  it('answers each agent as itself when their calls share the pooled servers', async () => {
+    const writer = await newAgent('mcp-pool-writer');
+    const reader = await newAgent('mcp-pool-reader');
+    const [asWriter, asReader] = [await connect(writer.token), await connect(reader.token)];
+    const args = { repo_url: fx.cloneUrl, branch: 'main', file_paths: ['src/other.ts'] };
+    const took = await asWriter.callTool({
+      name: 'post_status',
+      arguments: { ...args, status: 'WRITING', message: 'Pool test.' },
+    });
+    expect(took.structuredContent).toMatchObject({ success: true });
+    // Interleaved: a server that answered one agent answers the other next.
+    const check = (client: Client) => client.callTool({ name: 'check_status', arguments: args });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => check(i % 2 === 0 ? asWriter : asReader)),
+    );
+    answers.forEach((answer, i) => {
+      const body = answer.structuredContent as { status: string; orchestration: { metadata?: unknown } };
+      if (i % 2 === 0) expect(body.status, `writer's call ${i}`).toBe('OK');
+      else {
+        expect(body.status, `reader's call ${i}`).toBe('CONFLICT');
+        expect(body.orchestration.metadata).toMatchObject({ lock_owner: writer.id });
+      }
+    });
+    const released = await asWriter.callTool({
+      name: 'post_status',
+      arguments: { ...args, status: 'OPEN', message: 'Done.', new_repo_head: await branchHead() },
+    });
+    expect(released.structuredContent).toMatchObject({ success: true });
+  });
+
   it('answers a rule’s refusal as a tool error with REST’s error body', async () => {
     const agent = await newAgent('mcp-lost');
     const client = await connect(agent.token);

@@ -90,13 +90,3 @@ export async function hasActiveRunInProject(db: Db, projectId: string): Promise<
     .limit(1);
   return Boolean(row);
 }
-
-/** Where a project's repository lives, whoever owns it (for server-side work on a known project). */
-export async function findProjectRepoPath(db: Db, projectId: string): Promise<string | null> {
-  const [row] = await db
-    .select({ repoPath: projects.repoPath })
-    .from(projects)
-    .where(eq(projects.id, projectId))
-    .limit(1);
-  return row?.repoPath ?? null;
-}

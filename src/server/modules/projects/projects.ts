@@ -20,6 +20,7 @@ import {
   repositoryPath,
 } from '../workspace/repository.js';
 import { removeLinkedWorktrees } from '../workspace/worktree.js';
+import { forgetProjectLookups, lookupProject } from './project-lookups.js';
 import {
   deleteProjectUnlessLast,
   findOwnedProject,
@@ -85,22 +86,26 @@ export async function getOwnedProject(
  * reverse proxy may rename them, and the id is looked up among the user's own projects) or the
  * upstream URL it was created from, compared normalised (scheme, credentials, `.git`,
  * `git@host:path`, host case). Two projects from one upstream: the older. 404 REPO_NOT_FOUND when
- * none of the user's projects matches, someone else's included. REST, MCP and the graph all use it.
+ * none of the user's projects matches, someone else's included. REST, MCP and the graph all use it,
+ * on every call: what it found is kept for PROJECT_RECHECK_MS (see project-lookups.ts).
  */
 export async function resolveProjectByRepoUrl(
-  deps: Pick<ProjectsDeps, 'db'>,
+  deps: Pick<ProjectsDeps, 'db' | 'now'>,
   userId: string,
   repoUrl: string,
 ): Promise<ProjectRow> {
-  const wanted = normaliseRepoUrl(repoUrl);
-  const ownId = wanted ? ownProjectIdOf(wanted) : null;
-  const row =
-    (ownId ? await findOwnedProject(deps.db, userId, ownId) : null) ??
-    (wanted
-      ? ((await listProjectRows(deps.db, userId)).find(
-          (project) => project.repoUrl !== null && normaliseRepoUrl(project.repoUrl) === wanted,
-        ) ?? null)
-      : null);
+  const row = await lookupProject(deps.db, userId, repoUrl, deps.now(), async () => {
+    const wanted = normaliseRepoUrl(repoUrl);
+    if (!wanted) return null;
+    const ownId = ownProjectIdOf(wanted);
+    return (
+      (ownId ? await findOwnedProject(deps.db, userId, ownId) : null) ??
+      (await listProjectRows(deps.db, userId)).find(
+        (project) => project.repoUrl !== null && normaliseRepoUrl(project.repoUrl) === wanted,
+      ) ??
+      null
+    );
+  });
   if (!row) {
     throw new AppError(
       'REPO_NOT_FOUND',
@@ -184,7 +189,9 @@ export async function updateOwnedProject(
   settings: ProjectSettings,
 ): Promise<Project> {
   await getOwnedProject(deps, userId, projectId);
-  return toProject(await updateProjectSettings(deps.db, projectId, settings, new Date(deps.now())));
+  const row = await updateProjectSettings(deps.db, projectId, settings, new Date(deps.now()));
+  forgetProjectLookups(deps.db, projectId);
+  return toProject(row);
 }
 
 /** Deletes the project, its tasks and runs, then its runs' worktrees and its repository. The last project stays. */
@@ -203,6 +210,7 @@ export async function deleteOwnedProject(
   if (!(await deleteProjectUnlessLast(deps.db, userId, projectId))) {
     throw new AppError('LAST_PROJECT', 'You cannot delete your only project. Create another project first.');
   }
+  forgetProjectLookups(deps.db, projectId);
   // Runs waiting in Review keep their worktrees; nothing else would ever remove them now.
   await removeLinkedWorktrees(row.repoPath, path.join(deps.dataDir, 'worktrees')).catch((error: unknown) =>
     deps.logger.warn('worktrees of a deleted project could not be listed', { projectId, error }),

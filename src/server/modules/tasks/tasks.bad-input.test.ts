@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '@/contracts/tasks.js';
 import { createTestApp, signedInClient, type TestApp } from '@/server/testing/test-app.js';
+import { serveOnSocket } from '../events/testing/sse-client.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -84,6 +85,32 @@ describe('bad input never yields a 500', () => {
     });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ error: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('refuses bodies over 1 MiB with 413 over a socket too: declared (Content-Length) or chunked', async () => {
+    const { client, projectId } = await signedInClient(t.app);
+    const served = await serveOnSocket(t.app);
+    try {
+      const body = JSON.stringify({ projectId, title: 'big', description: 'z'.repeat(1_100_000) });
+      const headers = { 'content-type': 'application/json', cookie: client.cookie };
+      const declared = await fetch(`${served.url}/api/tasks`, { method: 'POST', headers, body });
+      expect(declared.status).toBe(413);
+      expect(await declared.json()).toMatchObject({ error: 'PAYLOAD_TOO_LARGE' });
+      const chunks = new Blob([body]).stream();
+      const chunked = await fetch(`${served.url}/api/tasks`, {
+        method: 'POST',
+        headers,
+        body: chunks,
+        duplex: 'half',
+      } as RequestInit);
+      expect(chunked.status).toBe(413);
+      const small = JSON.stringify({ projectId, title: 'small' });
+      expect((await fetch(`${served.url}/api/tasks`, { method: 'POST', headers, body: small })).status).toBe(
+        201,
+      );
+    } finally {
+      await served.close();
+    }
   });
 
   it('answers unknown API routes with a JSON 404', async () => {

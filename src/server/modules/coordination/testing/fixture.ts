@@ -28,7 +28,7 @@ export const fx = {} as CoordinationFixture;
 export function useCoordinationApp(makeStore: () => LockStore) {
   beforeAll(async () => {
     const t = await createTestApp({
-      runtime: { neighbours: tinyGraph((id) => repositoryPath(t.deps.dataDir, id)), lockStore: makeStore() },
+      runtime: { neighbours: tinyGraph(), lockStore: makeStore() },
     });
     const signedIn = await signedInClient(t.app);
     const repo = repositoryPath(t.deps.dataDir, signedIn.projectId);

@@ -9,10 +9,9 @@ const EXTENSIONS = ['', '.ts', '.tsx', '.js', '/index.ts'];
  * A real but tiny import graph for tests of the NEIGHBOR rules until the graph module is wired in:
  * relative ES imports of the branch head's files in the project's repository, read through git.
  */
-export function tinyGraph(repoPathOf: (projectId: string) => string): NeighbourSource {
+export function tinyGraph(): NeighbourSource {
   return {
-    async neighbours(projectId, branch, paths) {
-      const repo = repoPathOf(projectId);
+    async neighbours({ repoPath: repo }, branch, paths) {
       const files = (await gitText(['ls-tree', '-r', '--name-only', `refs/heads/${branch}`], { cwd: repo }))
         .split('\n')
         .filter(Boolean);
