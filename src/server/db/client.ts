@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { copyTree } from './copy-tree.js';
 import { PgliteThread } from './pglite-thread.js';
 import { schema } from './schema.js';
 
@@ -80,7 +81,8 @@ async function openPglite(
   const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
   if (fresh && templateDir && existsSync(path.join(templateDir, 'PG_VERSION'))) {
     await rm(dataDir, { recursive: true, force: true });
-    await cp(templateDir, dataDir, { recursive: true });
+    await mkdir(path.dirname(dataDir), { recursive: true });
+    await copyTree(templateDir, dataDir);
     try {
       return await open(dataDir);
     } catch {
