@@ -34,6 +34,9 @@ export default defineConfig({
           name: 'e2e',
           include: ['tests/**/*.test.ts'],
           globalSetup: ['tests/e2e/build-web.setup.ts'],
+          // A page reacts within a second on a quiet machine, but a journey shares a busy one with the
+          // rest of the suite (a project's git init, a run's commits): wait up to 15 s by default.
+          expect: { poll: { timeout: 15_000 } },
         },
       },
     ],
