@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser } from './browser.js';
+import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 describe.skipIf(!hasChromium)('board journey in Chromium', () => {
   let server: ServerProcess;
@@ -48,11 +48,7 @@ describe.skipIf(!hasChromium)('board journey in Chromium', () => {
   it('register → create a project → add tasks → drag a card → filter → reload → log out', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/register`);
-    await page.getByTestId('register-email').fill('journey@example.com');
-    await page.getByTestId('register-password').fill('journey-password');
-    await page.getByTestId('register-submit').click();
-    await page.waitForURL(/\/projects\/[0-9a-f-]{36}/);
+    await registerOnPage(page, server.url, 'journey@example.com', 'journey-password');
 
     // A second project, created from the switcher.
     await page.getByTestId('project-create').click();

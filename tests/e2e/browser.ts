@@ -41,3 +41,13 @@ export function collectErrors(page: Page, { allowHttpErrors = true } = {}): stri
   });
   return errors;
 }
+
+/** Registers through the page's form and waits for the first project's board; returns the project's id. */
+export async function registerOnPage(page: Page, baseUrl: string, email: string, password: string) {
+  await page.goto(`${baseUrl}/register`);
+  await page.getByTestId('register-email').fill(email);
+  await page.getByTestId('register-password').fill(password);
+  await page.getByTestId('register-submit').click();
+  await page.waitForURL(/\/projects\/[0-9a-f-]{36}/);
+  return /\/projects\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? '';
+}

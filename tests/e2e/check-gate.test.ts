@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser } from './browser.js';
+import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 /** The project's check: fails until the branch has fixed.txt, saying so on stderr. */
 const CHECK =
@@ -36,11 +36,7 @@ describe.skipIf(!hasChromium)('a failing repository check in Chromium (simulated
   it('shows the check failing live, the coder fixing it, and the run passing', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/register`);
-    await page.getByTestId('register-email').fill('checks@example.com');
-    await page.getByTestId('register-password').fill('checks-password');
-    await page.getByTestId('register-submit').click();
-    await page.waitForURL(/\/projects\/[0-9a-f-]{36}/);
+    await registerOnPage(page, server.url, 'checks@example.com', 'checks-password');
 
     await page.getByTestId('project-settings').click();
     await page.getByTestId('project-check-command').fill(CHECK);

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser } from './browser.js';
+import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 const run = promisify(execFile);
 
@@ -80,12 +80,7 @@ describe.skipIf(!hasChromium)('the import graph in Chromium, locks live from age
     page.on('response', (response) => {
       if (new URL(response.url()).pathname === '/api/graph') graphAnswers.push(response.url());
     });
-    await page.goto(`${server.url}/register`);
-    await page.getByTestId('register-email').fill('graph@example.com');
-    await page.getByTestId('register-password').fill('graph-password');
-    await page.getByTestId('register-submit').click();
-    await page.waitForURL(/\/projects\/[0-9a-f-]{36}/);
-    const projectId = /projects\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? '';
+    const projectId = await registerOnPage(page, server.url, 'graph@example.com', 'graph-password');
     const repoUrl = `${server.url}/git/${projectId}.git`;
 
     // Two agents, each with its own token (as Settings → Agent tokens makes them).

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser } from './browser.js';
+import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 const run = promisify(execFile);
 
@@ -51,12 +51,7 @@ describe.skipIf(!hasChromium)('pipeline journey in Chromium (simulated agents)',
   it('start with simulated agents → watch the logs (a reload loses nothing) → Review → request changes → approve', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/register`);
-    await page.getByTestId('register-email').fill('pipeline@example.com');
-    await page.getByTestId('register-password').fill('pipeline-password');
-    await page.getByTestId('register-submit').click();
-    await page.waitForURL(/\/projects\/[0-9a-f-]{36}/);
-    const projectId = /projects\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? '';
+    const projectId = await registerOnPage(page, server.url, 'pipeline@example.com', 'pipeline-password');
 
     await addAndOpen(page, 'Add a greeting module', 'Export a function that greets a person by name.');
     await page.getByTestId('btn-start-pipeline').click();

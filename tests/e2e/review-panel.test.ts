@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser } from './browser.js';
+import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 const run = promisify(execFile);
 
@@ -37,12 +37,7 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
   it('reads the diff with its finding on its line, comments on a line, requests changes, then approves', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/register`);
-    await page.getByTestId('register-email').fill('review@example.com');
-    await page.getByTestId('register-password').fill('review-password');
-    await page.getByTestId('register-submit').click();
-    await page.waitForURL(/\/projects\/[0-9a-f-]{36}/);
-    const projectId = /projects\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? '';
+    const projectId = await registerOnPage(page, server.url, 'review@example.com', 'review-password');
 
     await page.getByTestId('new-task').click();
     await page.getByTestId('task-title-input').fill('Add a greeting module');
@@ -142,12 +137,7 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
   it('names the files of a conflicting approval, resolves them on Request changes, approves, and reverts', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 960 } });
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/register`);
-    await page.getByTestId('register-email').fill('conflict@example.com');
-    await page.getByTestId('register-password').fill('conflict-password');
-    await page.getByTestId('register-submit').click();
-    await page.waitForURL(/\/projects\/[0-9a-f-]{36}/);
-    const projectId = /projects\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? '';
+    const projectId = await registerOnPage(page, server.url, 'conflict@example.com', 'conflict-password');
     const repo = path.join(dataDir, 'repos', projectId);
     const title = 'Add a greeting helper for teams';
     await page.getByTestId('new-task').click();

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser } from './browser.js';
+import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 const run = promisify(execFile);
 
@@ -73,12 +73,7 @@ describe.skipIf(!hasChromium)('a run’s service beside the project’s, in Chro
   it('previews the task’s branch and the default branch side by side, each on its own port', async () => {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     const errors = collectErrors(page);
-    await page.goto(`${server.url}/register`);
-    await page.getByTestId('register-email').fill('compare@example.com');
-    await page.getByTestId('register-password').fill('compare-password');
-    await page.getByTestId('register-submit').click();
-    await page.waitForURL(/\/projects\/[0-9a-f-]{36}/);
-    const projectId = /\/projects\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? '';
+    const projectId = await registerOnPage(page, server.url, 'compare@example.com', 'compare-password');
 
     // The service file is committed on the default branch, so the run's worktree has it too.
     const repo = path.join(dataDir, 'repos', projectId);

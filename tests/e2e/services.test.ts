@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser } from './browser.js';
+import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 /** A tiny HTTP server as a service file: a coloured log line, and a page that says hello. */
 const SERVICE = `#!/usr/bin/env node
@@ -49,12 +49,7 @@ describe.skipIf(!hasChromium)('a workspace service in Chromium', () => {
     page.on('response', (response) => {
       if (response.url().includes('-svc-hello.localhost')) previewStatuses.push(response.status());
     });
-    await page.goto(`${server.url}/register`);
-    await page.getByTestId('register-email').fill('services@example.com');
-    await page.getByTestId('register-password').fill('services-password');
-    await page.getByTestId('register-submit').click();
-    await page.waitForURL(/\/projects\/[0-9a-f-]{36}/);
-    const projectId = /\/projects\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? '';
+    const projectId = await registerOnPage(page, server.url, 'services@example.com', 'services-password');
 
     // The person adds a service file to the project's checkout.
     const dir = path.join(dataDir, 'repos', projectId, '.discobot', 'services');
