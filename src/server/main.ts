@@ -33,7 +33,7 @@ async function main() {
   });
   const loading = import('./serve.js');
   // Awaited below, after the database: a failure meanwhile must not surface as an unhandled rejection,
-  // and must not end the process halfway through a first start's copy of the database template.
+  // nor end the process before the database is open.
   loading.catch(() => undefined);
   const database = await opening;
   logger.info('database ready', { database: database.kind, ms: Date.now() - openingStarted });

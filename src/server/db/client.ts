@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -80,9 +80,13 @@ async function openPglite(
   if (!dataDir) return open(undefined);
   const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
   if (fresh && templateDir && existsSync(path.join(templateDir, 'PG_VERSION'))) {
+    // Copied beside it, then renamed: a start cut short mid-copy never leaves a half database behind.
+    const copying = `${dataDir}.copying`;
+    await rm(copying, { recursive: true, force: true });
     await rm(dataDir, { recursive: true, force: true });
     await mkdir(path.dirname(dataDir), { recursive: true });
-    await copyTree(templateDir, dataDir);
+    await copyTree(templateDir, copying);
+    await rename(copying, dataDir);
     try {
       return await open(dataDir);
     } catch {
