@@ -1,11 +1,10 @@
-import { z } from '@hono/zod-openapi';
 import { diffFileQuerySchema } from '@/contracts/diff.js';
-import { apiRoute, apiRouter, jsonResponse, uuidParam } from '@/server/openapi/route.js';
+import { apiRoute, apiRouter, jsonResponse } from '@/server/openapi/route.js';
 import { DiffFileContentSchema, RunDiffSchema } from '@/server/openapi/schemas-coordination.js';
+import { runParams } from './pipeline-declared.routes.js';
 import { type RunDiffDeps, runDiff, runDiffFile } from './run-diff.js';
 
 const tags = ['pipeline'];
-const params = z.object({ runId: uuidParam('runId', 'run') });
 const errors = ['RUN_NOT_FOUND', 'DIFF_NOT_READY', 'RUN_BRANCH_GONE', 'NOT_FOUND'] as const;
 
 const diff = apiRoute(
@@ -14,7 +13,7 @@ const diff = apiRoute(
     path: '/runs/{runId}/diff',
     tags,
     summary: 'A run’s changes, base..head, with its review’s findings',
-    request: { params },
+    request: { params: runParams },
     responses: { 200: jsonResponse(RunDiffSchema, 'Every changed file and its patch') },
   },
   { access: 'session', errors },
@@ -26,7 +25,7 @@ const file = apiRoute(
     path: '/runs/{runId}/diff/file',
     tags,
     summary: 'One changed file: before, after and patch',
-    request: { params, query: diffFileQuerySchema },
+    request: { params: runParams, query: diffFileQuerySchema },
     responses: { 200: jsonResponse(DiffFileContentSchema, 'The file at base and at head') },
   },
   { access: 'session', errors: [...errors, 'DIFF_FILE_NOT_FOUND'] },

@@ -27,6 +27,15 @@ const tags = ['pipeline'];
 const session = 'session' as const;
 const taskParams = z.object({ taskId: uuidParam('taskId', 'task') });
 const accepted = z.object({ runId: z.uuid() }).openapi('RunAccepted');
+export const runParams = z.object({ runId: uuidParam('runId', 'run') });
+/** What every route that sets a run going may refuse with. */
+const RUN_START_ERRORS = [
+  'TASK_NOT_FOUND',
+  'INVALID_PIPELINE_STATE',
+  'INVALID_API_KEY',
+  'ADDRESS_NOT_ALLOWED',
+  'TOO_MANY_PIPELINES',
+] as const;
 
 export const start = apiRoute(
   {
@@ -45,14 +54,7 @@ export const start = apiRoute(
   },
   {
     access: session,
-    errors: [
-      'TASK_NOT_FOUND',
-      'INVALID_PIPELINE_STATE',
-      'INVALID_API_KEY',
-      'ADDRESS_NOT_ALLOWED',
-      'PIPELINE_ACTIVE',
-      'TOO_MANY_PIPELINES',
-    ],
+    errors: [...RUN_START_ERRORS, 'PIPELINE_ACTIVE'],
   },
 );
 
@@ -63,7 +65,7 @@ export const runEventsRoute = apiRoute(
     tags,
     summary: 'A run’s stored events',
     request: {
-      params: z.object({ runId: uuidParam('runId', 'run') }),
+      params: runParams,
       query: z.strictObject({ after: z.coerce.number().int().min(0).default(0) }),
     },
     responses: {
@@ -106,7 +108,8 @@ export const retry = apiRoute(
     path: '/{taskId}/retry',
     tags,
     summary: 'Retry a paused run',
-    description: 'Resumes at the failed phase and agent after a backoff.',
+    description:
+      'Resumes at the failed phase and agent after a backoff; a run its token budget paused resumes at once, once the budget covers its next call (409 BUDGET_EXCEEDED otherwise).',
     request: { params: taskParams, headers: keyHeaders, body: jsonRequest(RunOptionsBody) },
     responses: {
       202: jsonResponse(
@@ -117,13 +120,7 @@ export const retry = apiRoute(
   },
   {
     access: session,
-    errors: [
-      'TASK_NOT_FOUND',
-      'INVALID_PIPELINE_STATE',
-      'INVALID_API_KEY',
-      'ADDRESS_NOT_ALLOWED',
-      'TOO_MANY_PIPELINES',
-    ],
+    errors: [...RUN_START_ERRORS, 'BUDGET_EXCEEDED'],
   },
 );
 
@@ -151,6 +148,7 @@ export const approve = apiRoute(
         z.object({
           status: z.literal('done'),
           mergeCommit: z.string().nullable(),
+          fastForward: z.boolean(),
           branch: z.string().nullable(),
         }),
         'Merged into the default branch; the task is done',
@@ -169,23 +167,24 @@ export const requestChanges = apiRoute(
     description: 'The feedback goes to the coder; the result is reviewed again.',
     request: { params: taskParams, headers: keyHeaders, body: jsonRequest(RequestChangesBody) },
     responses: {
-      202: jsonResponse(z.object({ runId: z.uuid(), iteration: z.number().int() }), 'The run resumes'),
+      202: jsonResponse(
+        z.object({
+          runId: z.uuid(),
+          iteration: z.number().int(),
+          comments: z.number().int().openapi({ description: 'Open line comments sent to the coder' }),
+          conflicts: z
+            .array(z.string())
+            .openapi({ description: 'Files of the default branch that conflict; the coder resolves them' }),
+        }),
+        'The run resumes',
+      ),
     },
   },
   {
     access: session,
-    errors: [
-      'TASK_NOT_FOUND',
-      'INVALID_PIPELINE_STATE',
-      'INVALID_API_KEY',
-      'ADDRESS_NOT_ALLOWED',
-      'PIPELINE_ACTIVE',
-      'TOO_MANY_PIPELINES',
-    ],
+    errors: [...RUN_START_ERRORS, 'PIPELINE_ACTIVE'],
   },
 );
-
-const runParams = z.object({ runId: uuidParam('runId', 'run') });
 
 const ReviewCommentSchema = z
   .object({
