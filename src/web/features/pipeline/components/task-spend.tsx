@@ -99,7 +99,8 @@ export function taskSpendOf(run: PipelineRunState): Omit<TaskSpendProps, 'budget
   const refused = run.status === 'paused' ? run.errorDetails?.budget : undefined;
   return {
     tokens: earlier.inputTokens + earlier.outputTokens + usage.inputTokens + usage.outputTokens,
-    costUsd: earlier.costUsd + (run.simulated ? 0 : usage.costUsd),
+    // The server prices the simulator's calls at 0.
+    costUsd: earlier.costUsd + usage.costUsd,
     refusedCallTokens: refused ? refused.callInputTokens + refused.callMaxOutputTokens : null,
   };
 }
