@@ -41,7 +41,7 @@ export async function approveRun(env: ApprovalEnv, userId: string, taskId: strin
   const ref = { runId: run.id, taskId, projectId: task.projectId };
   const updated = await env.transitions.approve(ref, { mergeCommit, mergedOnto });
   if (mergeCommit && mergeCommit !== mergedOnto)
-    await env.transitions.events.headMoved(task.projectId, found.project.defaultBranch, mergeCommit);
+    await announceHead(env, task.projectId, found.project.defaultBranch, mergeCommit);
   if (updated) await releaseWorktree(env.execution, updated, found.project);
   env.deps.logger.info('pipeline approved', { taskId, runId: run.id, mergeCommit });
   return { status: 'done' as const, mergeCommit, fastForward: merge.fastForward, branch: run.branch };
@@ -75,8 +75,16 @@ export async function revertApproval(env: ApprovalEnv, userId: string, taskId: s
     revertCommit,
   );
   if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'Only an approved task in Done can be reverted');
-  if (revertCommit)
-    await env.transitions.events.headMoved(task.projectId, found.project.defaultBranch, revertCommit);
+  if (revertCommit) await announceHead(env, task.projectId, found.project.defaultBranch, revertCommit);
   env.deps.logger.info('pipeline approval reverted', { taskId, runId: run.id, revertCommit });
   return { status: 'review' as const, revertCommit, branch: run.branch };
+}
+
+/** Tells the project's stream the branch moved. The merge or revert is done: failing to say so only logs. */
+async function announceHead(env: ApprovalEnv, projectId: string, branch: string, head: string) {
+  await env.transitions.events
+    .headMoved(projectId, branch, head)
+    .catch((error: unknown) =>
+      env.deps.logger.warn('could not announce the moved branch', { projectId, error }),
+    );
 }
