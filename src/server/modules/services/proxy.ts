@@ -1,6 +1,8 @@
 import {
+  type ClientRequest,
   Agent as HttpAgent,
   request as httpRequest,
+  type IncomingHttpHeaders,
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
@@ -85,6 +87,8 @@ const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection'];
  */
 export class ServiceProxy {
   private readonly proxy = new ProxyServer({ xfwd: false, followRedirects: false, secure: false });
+  /** The cookies an Upgrade's answer may not set, per request (read back in `proxyReqWs`). */
+  private readonly upgradeCookies = new WeakMap<IncomingMessage, readonly string[]>();
   private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
   private readonly httpsAgent = new HttpsAgent({
     keepAlive: true,
@@ -95,6 +99,15 @@ export class ServiceProxy {
   constructor(private readonly logger: Logger) {
     // Errors are answered per request (below); this keeps an unexpected one from throwing.
     this.proxy.on('error', (error) => this.logger.debug('service proxy error', { error }));
+    // http-proxy-3 writes the service's answer to an Upgrade (its 101, or any other answer) itself:
+    // its Set-Cookie is filtered first, as for HTTP, so a service never sets AutoCoder's cookies.
+    this.proxy.on('proxyReqWs', (proxyReq: ClientRequest, req: IncomingMessage) => {
+      const strip = this.upgradeCookies.get(req);
+      if (!strip) return;
+      const filter = (answer: IncomingMessage) => dropOwnCookies(answer.headers, strip);
+      proxyReq.prependListener('upgrade', filter);
+      proxyReq.prependListener('response', filter);
+    });
   }
 
   /** Forwards an HTTP request; a service that cannot be reached gets a 503 (refused) or 502 answer. */
@@ -125,9 +138,7 @@ export class ServiceProxy {
       const headers = answer.headers;
       // The client's framing is its server's to choose (chunked, or close-delimited for HTTP/1.0).
       for (const name of [...HOP_BY_HOP, 'transfer-encoding']) delete headers[name];
-      const setCookie = headers['set-cookie'];
-      if (setCookie)
-        headers['set-cookie'] = setCookie.filter((value) => !setsOwnCookie(value, options.stripCookies));
+      dropOwnCookies(headers, options.stripCookies);
       for (const [name, value] of Object.entries(options.responseHeaders ?? {})) {
         const existing = headers[name];
         headers[name] = existing ? `${existing}, ${value}` : value;
@@ -147,6 +158,7 @@ export class ServiceProxy {
   /** Carries an Upgrade request (a WebSocket) through to the service. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, options: ForwardOptions): void {
     prepare(req, options);
+    this.upgradeCookies.set(req, options.stripCookies);
     const { target } = options;
     this.proxy.ws(
       req,
@@ -170,4 +182,10 @@ export class ServiceProxy {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
+}
+
+/** Removes the Set-Cookie lines of an answer that name one of AutoCoder's own cookies. */
+function dropOwnCookies(headers: IncomingHttpHeaders, own: readonly string[]): void {
+  const setCookie = headers['set-cookie'];
+  if (setCookie) headers['set-cookie'] = setCookie.filter((value) => !setsOwnCookie(value, own));
 }

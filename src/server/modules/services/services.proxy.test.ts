@@ -40,10 +40,17 @@ beforeAll(async () => {
 afterAll(() => served?.close());
 
 /** Opens a WebSocket and resolves with its first message (or rejects with the refusal's status). */
-function openSocket(url: string, headers: Record<string, string>): Promise<{ ws: WebSocket; first: string }> {
+function openSocket(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ ws: WebSocket; first: string; setCookie: string[] }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
-    ws.once('message', (data) => resolve({ ws, first: String(data) }));
+    let setCookie: string[] = [];
+    ws.once('upgrade', (answer) => {
+      setCookie = answer.headers['set-cookie'] ?? [];
+    });
+    ws.once('message', (data) => resolve({ ws, first: String(data), setCookie }));
     ws.once('unexpected-response', (_req, res) => reject(new Error(`refused ${res.statusCode}`)));
     ws.once('error', reject);
   });
@@ -243,11 +250,13 @@ describe('the path proxy ALL /api/workspaces/:w/services/:id/http/*', () => {
 
   it('carries a WebSocket through to the service, without the session cookie', async () => {
     const url = `ws://127.0.0.1:${served.port}${proxy}/socket?x=1`;
-    const { ws, first } = await openSocket(url, {
+    const { ws, first, setCookie } = await openSocket(url, {
       cookie: `theme=dark; ${user.cookie}`,
       origin: `http://127.0.0.1:${served.port}`,
     });
     expect(first).toBe('hello /socket?x=1 cookie=theme=dark');
+    // The service's own cookie passes; one naming AutoCoder's session never reaches its origin.
+    expect(setCookie).toEqual(['svc=1; Path=/']);
     const reply = nextMessage(ws);
     ws.send('ping');
     expect(await reply).toBe('echo:ping');

@@ -115,7 +115,9 @@ const server = http.createServer((req, res) => {
     res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString() }));
   });
 });
-new WebSocketServer({ server }).on('connection', (ws, req) => {
+const sockets = new WebSocketServer({ server });
+sockets.on('headers', (headers) => headers.push('Set-Cookie: svc=1; Path=/', 'Set-Cookie: autocoder_session=stolen; Path=/'));
+sockets.on('connection', (ws, req) => {
   ws.send('hello ' + req.url + ' cookie=' + (req.headers.cookie || ''));
   ws.on('message', (data) => ws.send('echo:' + data));
 });
