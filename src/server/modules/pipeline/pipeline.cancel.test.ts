@@ -173,6 +173,33 @@ describe.each([
   );
 });
 
+describe('cancel during a second attempt', () => {
+  it(
+    'keeps the tokens of the attempt whose answer did not parse',
+    async () => {
+      const setup = await newTask(t, { title: 'Cancel during the reminder' });
+      let runId: string | undefined;
+      // The planner's first answer does not parse; the second (the reminder) streams slowly.
+      slowDown('planner', 2);
+      try {
+        runId = await startOk(setup.client, setup.taskId, { scenario: 'malformed@planner' });
+        await inFlight(runId, 'planner', 2);
+        expect((await post(setup.client, `/api/pipeline/${setup.taskId}/cancel`)).status).toBe(200);
+      } finally {
+        proxy.addScenario(undefined);
+      }
+      await expectCancelledCleanly(setup, runId);
+      expect(await streamEndsOf(runId, 'planner', 2)).toEqual(['completed', 'client-closed']);
+      // No call was recorded, but the first attempt was billed: the run counts its tokens.
+      const row = await runRow(t, runId);
+      expect(row.calls).toEqual([]);
+      expect(row.inputTokens).toBeGreaterThan(0);
+      expect(row.outputTokens).toBeGreaterThan(0);
+    },
+    LONG_TEST_MS,
+  );
+});
+
 describe('cancel while paused', () => {
   it(
     'ends the paused run as cancelled and gives back its worktree',

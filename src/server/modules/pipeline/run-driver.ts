@@ -4,7 +4,7 @@ import { diffRange } from '../workspace/diff.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
-import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
+import { addUnrecordedUsage, agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
 import { failedCheckOf, verifyStep, withCheckVerdict } from './run-check.js';
 import { applyAndCommit, fixWith, updateBranch } from './run-coder-steps.js';
 import type { DriverEnv, RunContext } from './run-context.js';
@@ -180,7 +180,11 @@ export async function driveRun(env: DriverEnv, ctx: RunContext, row: CallRecords
       }
     }
   } catch (error) {
-    if (error instanceof RunStopped || ctx.handle.cancelled) return;
+    if (error instanceof RunStopped || ctx.handle.cancelled) {
+      // Stopped from outside: what the aborted call had spent stays with the run (executeRun writes it).
+      addUnrecordedUsage(ctx, error);
+      return;
+    }
     throw error;
   }
 }

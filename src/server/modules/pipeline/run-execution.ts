@@ -44,9 +44,10 @@ export async function executeRun(
       await env.setups.run(() => prepareWorktree(ctx, row));
       if (!handle.cancelled) await driveRun(env, ctx, row);
     } catch (error) {
-      if (handle.cancelled) return;
+      if (handle.cancelled) return await keepSpend(env, ctx, error);
       await pauseOrFail(env, ctx, error, log);
     }
+    if (handle.cancelled) return await keepSpend(env, ctx, undefined);
     await afterExecution(env, ctx, log);
   } catch (error) {
     // Recording the failure failed too (the database went away): nobody awaits a background run.
@@ -130,6 +131,16 @@ async function pauseOrFail(env: ExecutionEnv, ctx: RunContext, error: unknown, l
   const patch = { cursor: ctx.cursor, ...usagePatch(ctx) };
   if (terminal) await env.transitions.fail(ctx, ctx, patch, details);
   else await env.transitions.pause(ctx, details, patch);
+}
+
+/**
+ * A run stopped from outside (cancel, shutdown) keeps what it spent since its last write: calls
+ * recorded since, and the attempts of the call the stop aborted (an answer that did not parse).
+ * Those tokens were billed, and they count against the task's budget like any others.
+ */
+async function keepSpend(env: ExecutionEnv, ctx: RunContext, error: unknown) {
+  addUnrecordedUsage(ctx, error);
+  await env.transitions.keepSpend(ctx, usagePatch(ctx));
 }
 
 /**

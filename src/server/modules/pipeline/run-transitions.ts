@@ -18,6 +18,9 @@ import { RunEvents } from './run-events.js';
 import { insertRun, type RunPatch, type RunRow, updateRun } from './runs.repo.js';
 
 /** The run a transition applies to, and where its events go. */
+/** A cancelled run; or, during shutdown, a running one about to be paused as interrupted. */
+const STOPPED_FROM_OUTSIDE = ['cancelled', 'running'] as const;
+
 export interface RunRef {
   runId: string;
   taskId: string;
@@ -139,6 +142,15 @@ export class RunTransitions {
   /** Ends an active run at once; the task goes back to Backlog. */
   cancel(ref: RunRef) {
     return this.apply('cancel', ref, {}, {});
+  }
+
+  /**
+   * What a run stopped from outside (cancel, shutdown) had spent since its last write: its totals,
+   * and nothing else. No status changes and nothing is announced; a run that has meanwhile ended
+   * otherwise, or is running again, is left alone.
+   */
+  keepSpend(ref: RunRef, usage: Pick<RunPatch, 'inputTokens' | 'outputTokens' | 'costUsd'>) {
+    return updateRun(this.db, ref.runId, usage, STOPPED_FROM_OUTSIDE);
   }
 
   /** A paused run runs again at its cursor (retry). */
