@@ -4,7 +4,14 @@ import { diffRange } from '../workspace/diff.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
-import { addUnrecordedUsage, agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
+import {
+  addUnrecordedUsage,
+  agentParams,
+  type CallRecords,
+  callPatch,
+  recordCall,
+  usagePatch,
+} from './run-calls.js';
 import { failedCheckOf, verifyStep, withCheckVerdict } from './run-check.js';
 import { applyAndCommit, fixWith, updateBranch } from './run-coder-steps.js';
 import type { DriverEnv, RunContext } from './run-context.js';
