@@ -14,11 +14,14 @@ export interface GraphNeighbours {
 /**
  * Neighbours from the import graph of the project's branch head. A graph that cannot be built
  * (a branch without commits, a build past its bounds) gives no neighbours and a warning: the
- * DIRECT rules still hold, and an agent is never refused for a graph it cannot see.
+ * DIRECT rules still hold, and an agent is never refused for a graph it cannot see. A branch
+ * that does not exist has no neighbours.
  */
 export function graphNeighbourSource(graphs: GraphNeighbours, logger: Logger): NeighbourSource {
   return {
     async neighbours(repo, branch, paths) {
+      // No such branch (the call read its head): it has no graph, and nothing to warn about.
+      if (repo.head === null) return { imports: [], importedBy: [] };
       const imports = new Set<string>();
       const importedBy = new Set<string>();
       try {
@@ -26,7 +29,7 @@ export function graphNeighbourSource(graphs: GraphNeighbours, logger: Logger): N
           { id: repo.id, repoPath: repo.repoPath },
           branch,
           paths,
-          repo.head ?? undefined,
+          repo.head,
         );
         for (const entry of Object.values(perFile)) {
           for (const file of entry.imports) imports.add(file);
