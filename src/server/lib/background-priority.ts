@@ -1,8 +1,9 @@
 import { getPriority, setPriority } from 'node:os';
 
 /**
- * The niceness of AutoCoder's helper processes (the git launcher and what it starts, `git cat-file`
- * readers, the import-graph parser). On a busy machine the kernel then gives the CPU to the server's
+ * The niceness of AutoCoder's helper processes (the git launcher and what it starts, the
+ * import-graph parser). `git cat-file` readers (lib/git-objects.ts) keep the server's priority:
+ * they answer a person's diff reads, which should not wait behind a run. On a busy machine the kernel then gives the CPU to the server's
  * event loop first, so SSE delivery and requests do not queue behind a run's commits or a graph
  * build; when the machine is idle the helpers run at full speed all the same.
  */
