@@ -19,6 +19,7 @@ import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
 import { SseHub } from './modules/events/sse-hub.js';
 import { GraphService } from './modules/graph/graph-service.js';
+import { announceMovedHeads } from './modules/graph/head-moved.js';
 import { createProvider } from './modules/llm/providers.js';
 import { startSimulator } from './modules/llm/simulator/server.js';
 import { Orchestrator } from './modules/pipeline/orchestrator.js';
@@ -107,6 +108,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
   const guardedFetch = createGuardedFetch(network);
+  const graphs = new GraphService({ dataDir: options.dataDir, logger: options.logger });
+  const headWatch = { events, graphs, logger: options.logger, now: options.now };
   const orchestrator = new Orchestrator({
     db: options.database.db,
     events,
@@ -127,6 +130,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}),
     ...(options.runTimeoutMs !== undefined ? { runTimeoutMs: options.runTimeoutMs } : {}),
     locks: runLocks,
+    headsMoved: (repo, moved) => announceMovedHeads(headWatch, repo, moved),
   });
   const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
   const sseHub = new SseHub({
@@ -136,7 +140,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger: options.logger,
   });
   const stopLockSweeper = startLockSweeper({ locks, events, logger: options.logger, now: options.now });
-  const graphs = new GraphService({ dataDir: options.dataDir, logger: options.logger });
   const previews = new PreviewAccess(options.now);
   const services = new ServiceManager({
     onWorkspaceGone: (workspaceId) => previews.revokeWorkspace(workspaceId),

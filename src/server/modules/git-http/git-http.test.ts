@@ -108,6 +108,25 @@ describe('git smart HTTP at /git/<projectId>.git', () => {
     expect((await headMoved()).length - before).toBe(2);
   });
 
+  it('says nothing for a push that moves no branch (a tag)', async () => {
+    const agent = await newAgent('git-tagger');
+    const stream = `project:${fx.projectId}`;
+    const headMoved = async () =>
+      (await fx.t.deps.events.replay(stream, 0)).filter((event) => event.type === 'head-moved');
+    await git(['clone', '--quiet', remote(agent.token), 'tagger']);
+    const clone = path.join(work, 'tagger');
+    const before = (await headMoved()).length;
+    await git(['tag', 'v-tagged'], clone);
+    await git(['push', '--quiet', 'origin', 'refs/tags/v-tagged'], clone);
+    expect((await run('git', ['tag', '--list', 'v-tagged'], { cwd: fx.repo })).stdout).toContain('v-tagged');
+    // A branch pushed after it: once its event is there, an event of the tag's push would be too.
+    await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/after-tag'], clone);
+    await expect
+      .poll(async () => (await headMoved()).slice(before).map((event) => event.data.branch))
+      .toContain('after-tag');
+    expect((await headMoved()).slice(before).map((event) => event.data.branch)).toEqual(['after-tag']);
+  });
+
   it('streams a push of several MB (chunked) and a clone of it back', async () => {
     const agent = await newAgent('git-bulk');
     await git(['clone', '--quiet', remote(agent.token), 'bulk']);

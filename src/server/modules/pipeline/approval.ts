@@ -8,7 +8,7 @@ import { latestRunOfTask, taskWithProject } from './runs.repo.js';
 
 /** What approving and reverting need: the database, the transitions, and where worktrees live. */
 export interface ApprovalEnv {
-  deps: Pick<OrchestratorDeps, 'db' | 'logger'>;
+  deps: Pick<OrchestratorDeps, 'db' | 'logger' | 'headsMoved'>;
   transitions: RunTransitions;
   execution: Pick<ExecutionEnv, 'db' | 'dataDir' | 'logger'>;
 }
@@ -40,8 +40,7 @@ export async function approveRun(env: ApprovalEnv, userId: string, taskId: strin
   const { mergeCommit, mergedOnto } = merge;
   const ref = { runId: run.id, taskId, projectId: task.projectId };
   const updated = await env.transitions.approve(ref, { mergeCommit, mergedOnto });
-  if (mergeCommit && mergeCommit !== mergedOnto)
-    await announceHead(env, task.projectId, found.project.defaultBranch, mergeCommit);
+  if (mergeCommit && mergeCommit !== mergedOnto) await announceHead(env, found.project, mergeCommit);
   if (updated) await releaseWorktree(env.execution, updated, found.project);
   env.deps.logger.info('pipeline approved', { taskId, runId: run.id, mergeCommit });
   return { status: 'done' as const, mergeCommit, fastForward: merge.fastForward, branch: run.branch };
@@ -75,16 +74,20 @@ export async function revertApproval(env: ApprovalEnv, userId: string, taskId: s
     revertCommit,
   );
   if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'Only an approved task in Done can be reverted');
-  if (revertCommit) await announceHead(env, task.projectId, found.project.defaultBranch, revertCommit);
+  if (revertCommit) await announceHead(env, found.project, revertCommit);
   env.deps.logger.info('pipeline approval reverted', { taskId, runId: run.id, revertCommit });
   return { status: 'review' as const, revertCommit, branch: run.branch };
 }
 
-/** Tells the project's stream the branch moved. The merge or revert is done: failing to say so only logs. */
-async function announceHead(env: ApprovalEnv, projectId: string, branch: string, head: string) {
-  await env.transitions.events
-    .headMoved(projectId, branch, head)
+/** Tells the project's followers its branch moved. The merge or revert is done: failing to say so only logs. */
+async function announceHead(
+  env: ApprovalEnv,
+  project: { id: string; repoPath: string; defaultBranch: string },
+  head: string,
+) {
+  await env.deps
+    .headsMoved?.(project, [{ branch: project.defaultBranch, head }])
     .catch((error: unknown) =>
-      env.deps.logger.warn('could not announce the moved branch', { projectId, error }),
+      env.deps.logger.warn('could not announce the moved branch', { projectId: project.id, error }),
     );
 }

@@ -32,4 +32,15 @@ export interface OrchestratorDeps {
   runTimeoutMs?: number;
   /** The runs' file locks (issue 9: our pipeline obeys the locks); runs take none without them. */
   locks?: RunLocks;
+  /**
+   * Announces that an approval or a revert moved the project's branch (the graph module's
+   * `announceMovedHeads`: the `head-moved` event and a graph refresh); nothing is said without it.
+   */
+  headsMoved?: HeadsMoved;
 }
+
+/** Tells whoever follows a project's branches that some moved. */
+export type HeadsMoved = (
+  repo: { id: string; repoPath: string },
+  moved: readonly { branch: string; head: string }[],
+) => Promise<void>;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestApp } from '@/server/testing/test-app.js';
 import {
   callsBy,
@@ -165,6 +165,7 @@ describe('revert', () => {
       expect(run.subtasks.length).toBeGreaterThan(1);
       const { repoPath, defaultBranch } = await repoOf(t, projectId);
       const before = await tip(repoPath, defaultBranch);
+      const refreshes = vi.spyOn(t.deps.graphs, 'refresh');
       expect((await post(client, `/api/pipeline/${taskId}/approve`)).status).toBe(200);
 
       const res = await post<{ revertCommit: string; status: string }>(
@@ -202,6 +203,13 @@ describe('revert', () => {
         [defaultBranch, head],
         [defaultBranch, await tip(repoPath, defaultBranch)],
       ]);
+      // And each brought the branch's import graph up to date in the background.
+      expect(refreshes.mock.calls.map(([repo, branch]) => [repo.id, branch])).toEqual([
+        [projectId, defaultBranch],
+        [projectId, defaultBranch],
+        [projectId, defaultBranch],
+      ]);
+      refreshes.mockRestore();
     },
     LONG_TEST_MS,
   );

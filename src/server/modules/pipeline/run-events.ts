@@ -40,14 +40,6 @@ export class RunEvents {
     await this.log.append(projectStream(projectId), event);
   }
 
-  /** The project's branch moved (an approval's merge, a revert): the graph view fetches it again. */
-  async headMoved(projectId: string, branch: string, head: string) {
-    await this.log.append(projectStream(projectId), {
-      type: 'head-moved',
-      data: { branch, head, timestamp: this.now() },
-    });
-  }
-
   /** Moves a task as the pipeline does (not subject to the manual rules) and tells both streams. */
   async moveTask(projectId: string, taskId: string, runId: string | null, status: TaskStatus) {
     await setTaskFields(this.db, taskId, { status });
