@@ -8,6 +8,9 @@ import { git, trustedGitEnv } from './git.js';
  * Starting a process costs 5-15 ms of CPU (a fork and exec of git, through the launcher); a
  * question to a running `cat-file` is a line on a pipe, well under a millisecond. A run asks for
  * its branch head a dozen times, and the diff panel asks for two blobs and a head per file read.
+ * A reader itself is started from the server's own thread (it needs its pipes), which holds the
+ * event loop for 10-20 ms: ask here about directories asked often (a project's repository), and
+ * use a plain command for one question (`resolveCommitByCommand` in refs.ts).
  *
  * Guarantees:
  * - Answers are as fresh as a new process's: `cat-file` reads loose refs and `packed-refs` again

@@ -1,6 +1,8 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { git } from '@/server/lib/git.js';
+import { closeGitObjectReaders, openGitObjectReaders } from '@/server/lib/git-objects.js';
 import { readFilesForContext, repoMap } from './context.js';
 import { commitFiles, makeRepo, type TempRepo } from './test-repo.js';
 
@@ -15,6 +17,19 @@ describe('repoMap', () => {
     await commitFiles(t.repo, { 'src/a.ts': 'x'.repeat(123), 'src/big.bin': 'y'.repeat(2048) }, 'files');
     await writeFile(path.join(t.repo, 'uncommitted.txt'), 'not in HEAD');
     expect(await repoMap(t.repo, 10_000)).toBe('README.md (7 B)\nsrc/a.ts (123 B)\nsrc/big.bin (2.0 KB)');
+  });
+
+  it('starts no cat-file reader for the directory it maps (a run asks once per worktree)', async () => {
+    await commitFiles(t.repo, { 'src/a.ts': 'x' }, 'files');
+    closeGitObjectReaders();
+    expect(await repoMap(t.repo, 10_000)).toContain('src/a.ts');
+    expect(openGitObjectReaders()).toBe(0);
+  });
+
+  it('maps nothing for a repository without commits', async () => {
+    const unborn = path.join(t.root, 'unborn');
+    await git(['init', '--quiet', '--initial-branch=main', unborn]);
+    expect(await repoMap(unborn, 10_000)).toBe('');
   });
 
   it('stays within the budget and says how many files it left out', async () => {

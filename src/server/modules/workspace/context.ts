@@ -2,7 +2,7 @@ import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { TreeEntry } from '@/contracts/projects.js';
 import { confinementProblem, isInside, normalisePath, pathSyntaxProblem } from './confine.js';
-import { resolveCommit } from './refs.js';
+import { resolveCommitByCommand } from './refs.js';
 import { treeFiles } from './tree.js';
 
 /**
@@ -42,7 +42,8 @@ function formatSize(bytes: number): string {
 }
 
 async function headFiles(dir: string): Promise<TreeEntry[]> {
-  const commit = await resolveCommit(dir, 'HEAD');
+  // A run's worktree is asked this once: no `cat-file` reader is started for it.
+  const commit = await resolveCommitByCommand(dir, 'HEAD');
   // An unborn HEAD (no commit yet) has no files.
   return commit ? treeFiles(dir, commit) : [];
 }

@@ -79,6 +79,16 @@ export async function resolveCommit(dir: string, rev: string): Promise<string | 
   } catch (error) {
     if (!(error instanceof GitObjectsError)) throw error;
   }
+  return resolveCommitByCommand(dir, rev);
+}
+
+/**
+ * The commit a revision names, or null, from one `git rev-parse` through the launcher. For a
+ * directory asked once (a run's worktree): a `cat-file` reader of its own would be a process
+ * started from the server's own thread, which blocks its event loop for 10-20 ms.
+ */
+export async function resolveCommitByCommand(dir: string, rev: string): Promise<string | null> {
+  assertRevision(rev, 'revision');
   try {
     return (await gitText(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: dir })).trim();
   } catch (error) {
