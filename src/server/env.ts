@@ -49,6 +49,8 @@ const envSchema = z.object({
     ),
   /** Open SSE streams per user; opening one more closes that user's oldest. */
   AUTOCODER_SSE_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** Workspace services one user may run at once; one more start answers 429 TOO_MANY_SERVICES. */
+  AUTOCODER_MAX_SERVICES_PER_USER: z.coerce.number().int().min(1).max(10_000).default(10),
   /** Largest answer accepted from one agent call, in bytes; past it the stream is aborted and the run paused. */
   AUTOCODER_MAX_ANSWER_BYTES: z.coerce
     .number()
@@ -115,6 +117,7 @@ export type Env = {
   importRoots: string[];
   allowedHosts: string[];
   sseMaxStreamsPerUser: number;
+  maxServicesPerUser: number;
   maxAnswerBytes: number;
   runTimeoutMs: number;
   /** AUTOCODER_SANDBOX as set (undefined: choose from what is installed and HOST). */
@@ -154,6 +157,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     importRoots: env.AUTOCODER_IMPORT_ROOTS.map((root) => path.resolve(root)),
     allowedHosts: env.AUTOCODER_ALLOWED_HOSTS,
     sseMaxStreamsPerUser: env.AUTOCODER_SSE_MAX_STREAMS_PER_USER,
+    maxServicesPerUser: env.AUTOCODER_MAX_SERVICES_PER_USER,
     maxAnswerBytes: env.AUTOCODER_MAX_ANSWER_BYTES,
     runTimeoutMs: env.AUTOCODER_RUN_TIMEOUT_MS,
     sandboxMode: env.AUTOCODER_SANDBOX || undefined,

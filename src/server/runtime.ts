@@ -49,7 +49,7 @@ export interface RuntimeOptions {
   services?: Partial<
     Pick<
       ServiceManagerOptions,
-      'startTimeoutMs' | 'stopGraceMs' | 'keepStoppedMs' | 'watchMs' | 'reservedPorts'
+      'startTimeoutMs' | 'stopGraceMs' | 'keepStoppedMs' | 'watchMs' | 'reservedPorts' | 'maxRunningPerUser'
     >
   >;
   /** An already running simulator; when absent one is started in this process on a free loopback port. */

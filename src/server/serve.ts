@@ -59,7 +59,7 @@ export async function startServer({ env, logger, sandbox, database }: ServeOptio
     lockTtlMs: env.lockTtlSeconds * 1000,
     lockWaitMs: env.lockWaitSeconds * 1000,
     // A passive service may not point the proxy at AutoCoder itself.
-    services: { reservedPorts: () => [listeningPort] },
+    services: { reservedPorts: () => [listeningPort], maxRunningPerUser: env.maxServicesPerUser },
   });
   await runtime.deps.orchestrator.recoverInterrupted();
   const hostsOn = (port: number) =>

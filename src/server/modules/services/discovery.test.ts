@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverServices, findService, SERVICES_DIR } from './discovery.js';
+import { discoverServices, findService, MAX_SERVICE_FILES, SERVICES_DIR } from './discovery.js';
 import { writeService } from './testing/fixture.js';
 
 describe('discovering .discobot/services', () => {
@@ -54,6 +54,19 @@ describe('discovering .discobot/services', () => {
     await symlink(path.join(other, SERVICES_DIR), path.join(second, SERVICES_DIR));
     expect(await discoverServices(second)).toEqual({ definitions: [], warnings: [] });
     expect(await findService(second, 'outside')).toBeNull();
+  });
+
+  it('reads at most MAX_SERVICE_FILES files, in id order, and says how many it left', async () => {
+    const ids = Array.from({ length: MAX_SERVICE_FILES + 3 }, (_, i) => `svc-${String(i).padStart(4, '0')}`);
+    for (const id of ids) await writeService(checkout, id, '---\nhttp: 3000\n---\n', 0o644);
+    const { definitions, warnings } = await discoverServices(checkout);
+    expect(definitions.map((d) => d.id)).toEqual(ids.slice(0, MAX_SERVICE_FILES));
+    expect(warnings).toEqual([
+      {
+        file: SERVICES_DIR,
+        message: `3 more service files were ignored (at most ${MAX_SERVICE_FILES} are read)`,
+      },
+    ]);
   });
 
   it('finds one service by id, never by a path', async () => {

@@ -9,6 +9,8 @@ import { isServiceId } from './service-id.js';
 export const SERVICES_DIR = '.discobot/services';
 /** Front matter sits at the top: this much of a file is read. A longer file has a script body. */
 const MAX_READ_BYTES = 64 * 1024;
+/** Service files read per workspace (in id order); more are ignored with a warning. */
+export const MAX_SERVICE_FILES = 100;
 
 /** A service file as discovery found it. */
 export interface ServiceDefinition {
@@ -100,6 +102,14 @@ export async function discoverServices(workspaceDir: string): Promise<Discovery>
     .sort();
   const definitions: ServiceDefinition[] = [];
   const warnings: ServiceWarning[] = [];
+  if (ids.length > MAX_SERVICE_FILES) {
+    // A repository decides how many files it holds: the list, and the work per poll, stay bounded.
+    warnings.push({
+      file: SERVICES_DIR,
+      message: `${ids.length - MAX_SERVICE_FILES} more service files were ignored (at most ${MAX_SERVICE_FILES} are read)`,
+    });
+    ids.length = MAX_SERVICE_FILES;
+  }
   for (const id of ids) {
     const found = await readDefinition(dir, id);
     if (found.definition) definitions.push(found.definition);

@@ -7,6 +7,7 @@ import { ManagedService, type ServiceSandbox } from './managed-service.js';
 import { feedOf, type OutputFeed } from './output-feed.js';
 import { OutputLog, outputFile, readOutputFile } from './output-log.js';
 import { freePort, type LoopbackTarget } from './ports.js';
+import { alreadyRunning, noPort, notFound, notRunning, passive, tooMany } from './service-errors.js';
 import { declaredPort, toService } from './service-view.js';
 
 /** The part of a workspace the manager needs. */
@@ -36,6 +37,8 @@ export interface ServiceManagerOptions {
   onWorkspaceGone?: (workspaceId: string) => void;
   /** Ports a passive service may not point the proxy at (AutoCoder's own). */
   reservedPorts?: () => readonly number[];
+  /** Services one user may run at once, in every workspace (default 10); one more answers 429. */
+  maxRunningPerUser?: number;
 }
 
 /** Where the proxy sends a service's requests. */
@@ -45,20 +48,7 @@ export interface ProxyTarget {
   protocol: 'http' | 'https';
 }
 
-const notFound = (serviceId: string) =>
-  new AppError('service_not_found', `No service ${serviceId} in this workspace`, { serviceId });
-const passive = (serviceId: string) =>
-  new AppError(
-    'service_is_passive',
-    'A passive service is not run by AutoCoder: it has no process to start, stop or read',
-    {
-      serviceId,
-    },
-  );
-const notRunning = (serviceId: string) =>
-  new AppError('service_not_running', `Service ${serviceId} is not running`, { serviceId });
-const noPort = (serviceId: string, message = `Service ${serviceId} declares no http or https port`) =>
-  new AppError('service_no_port', message, { serviceId });
+const DEFAULT_MAX_RUNNING_PER_USER = 10;
 
 /**
  * The services of every workspace this process runs: starts them in the sandbox, keeps their
@@ -69,8 +59,8 @@ export class ServiceManager {
   private readonly runs = new Map<string, ManagedService>();
   /** Ports held by active runs, so `auto` never hands one out twice, by run key. */
   private readonly ports = new Map<number, string>();
-  /** Runs being set up (their port chosen), by key. */
-  private readonly starting = new Set<string>();
+  /** Runs being set up (their port chosen): key → owner. */
+  private readonly starting = new Map<string, string>();
   private readonly watcher: NodeJS.Timeout;
   private closed = false;
   /** Discovery warnings already logged, so that a polled list logs each once. */
@@ -121,10 +111,7 @@ export class ServiceManager {
     const key = keyOf(workspace.id, serviceId);
     // Two starts at once: the second sees the first's reservation (the port is chosen meanwhile).
     if (run?.active || this.starting.has(key)) {
-      throw new AppError('service_already_running', `Service ${serviceId} is already running`, {
-        serviceId,
-        pid: run?.pid ?? null,
-      });
+      throw alreadyRunning(serviceId, run?.pid ?? null);
     }
     if (this.options.sandbox.mode === 'off') {
       throw new AppError(
@@ -133,9 +120,13 @@ export class ServiceManager {
       );
     }
     if (this.closed) throw new AppError('INTERNAL_ERROR', 'The server is shutting down');
+    const limit = this.options.maxRunningPerUser ?? DEFAULT_MAX_RUNNING_PER_USER;
+    if (this.activeOf(workspace.userId) >= limit) {
+      throw tooMany(limit);
+    }
     const declared = declaredPort(definition);
     let port: number | null = null;
-    this.starting.add(key);
+    this.starting.set(key, workspace.userId);
     try {
       if (declared) port = declared.port === 'auto' ? await this.assignPort() : declared.port;
     } finally {
@@ -169,6 +160,14 @@ export class ServiceManager {
     });
     this.options.logger.info('service starting', { workspaceId: workspace.id, serviceId, port });
     void managed.start();
+  }
+
+  /** The user's services that run or are being set up, in every workspace. */
+  private activeOf(userId: string): number {
+    let count = 0;
+    for (const run of this.runs.values()) if (run.active && run.options.ownerId === userId) count += 1;
+    for (const owner of this.starting.values()) if (owner === userId) count += 1;
+    return count;
   }
 
   /** Stops a running service (SIGTERM to its group, SIGKILL after the grace); resolves when it ended. */

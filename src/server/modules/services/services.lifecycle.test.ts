@@ -50,3 +50,40 @@ describe('a service whose port never opens, and one that is forgotten', () => {
     expect(output.events.at(-1)).toMatchObject({ type: 'exit', exitCode: 0 });
   });
 });
+
+describe('the limit of running services per user', () => {
+  let limited: ServedApp;
+  beforeAll(async () => {
+    limited = await serveTestApp({
+      runtime: { services: { maxRunningPerUser: 2, stopGraceMs: 500 } },
+    });
+  });
+  afterAll(() => limited?.close());
+
+  it('answers 429 TOO_MANY_SERVICES past it, counts per user, and frees a place when one stops', async () => {
+    const owner = await userWithWorkspace(limited);
+    const other = await userWithWorkspace(limited);
+    for (const id of ['one', 'two', 'three']) {
+      await writeService(owner.repoPath, id, '#!/bin/sh\nexec sleep 600\n');
+    }
+    await writeService(other.repoPath, 'theirs', '#!/bin/sh\nexec sleep 600\n');
+    expect((await owner.client.post(`${owner.api}/one/start`)).status).toBe(202);
+    expect((await owner.client.post(`${owner.api}/two/start`)).status).toBe(202);
+    const refused = await owner.client.post(`${owner.api}/three/start`);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'TOO_MANY_SERVICES' });
+    expect((await owner.client.get<Service>(`${owner.api}/three`)).body.status).toBe('stopped');
+    // Another user's services are not counted against this one.
+    expect((await other.client.post(`${other.api}/theirs/start`)).status).toBe(202);
+
+    expect((await owner.client.post(`${owner.api}/one/stop`)).status).toBe(200);
+    expect((await owner.client.post(`${owner.api}/three/start`)).status).toBe(202);
+    for (const [who, id] of [
+      [owner, 'two'],
+      [owner, 'three'],
+      [other, 'theirs'],
+    ] as const) {
+      expect((await who.client.post(`${who.api}/${id}/stop`)).status).toBe(200);
+    }
+  });
+});

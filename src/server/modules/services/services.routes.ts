@@ -115,7 +115,13 @@ const startRoute = apiRoute(
   },
   {
     access: 'session',
-    errors: [...serviceErrors, 'service_is_passive', 'service_already_running', 'SANDBOX_DISABLED'],
+    errors: [
+      ...serviceErrors,
+      'service_is_passive',
+      'service_already_running',
+      'TOO_MANY_SERVICES',
+      'SANDBOX_DISABLED',
+    ],
   },
 );
 
