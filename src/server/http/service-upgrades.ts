@@ -20,6 +20,24 @@ const hostOf = (url: string) => {
   }
 };
 
+/**
+ * May a page of `origin` open a WebSocket to the preview at `host`? A client that sends no Origin
+ * (not a browser) may; a browser page only from the preview itself or from another preview of the
+ * same workspace (a front end and its API, each a service).
+ */
+export function previewMayConnect(
+  origin: string | undefined,
+  host: string,
+  workspaceId: string,
+  baseDomain: string,
+): boolean {
+  if (origin === undefined) return true;
+  const from = hostOf(origin);
+  if (from === null) return false;
+  if (from.toLowerCase() === host.toLowerCase()) return true;
+  return parsePreviewHost(from, baseDomain)?.workspaceId === workspaceId;
+}
+
 const refuse = (socket: Duplex, status: number, error: string, message: string) => {
   if (socket.writable) socket.end(upgradeErrorAnswer(errorAnswer(status, { error, message }, undefined)));
   else socket.destroy();
@@ -38,6 +56,13 @@ export function serviceUpgrades(deps: AppDeps, hosts: () => HostRules) {
     const rules = hosts();
     const preview = parsePreviewHost(host, rules.baseDomain);
     if (preview) {
+      // The preview cookie may go with cross-site requests (SameSite=None, so that the app can frame
+      // the preview): only the preview's own pages, or another service of its workspace, may open a
+      // socket with it (cross-site WebSocket hijacking).
+      if (!previewMayConnect(req.headers.origin, host, preview.workspaceId, rules.baseDomain)) {
+        refuse(socket, 403, 'FORBIDDEN_ORIGIN', 'Cross-origin request refused');
+        return;
+      }
       const userId = deps.previews.check(cookieOf(req, PREVIEW_COOKIE), preview);
       const target = userId ? await previewTarget(deps, preview, userId) : null;
       if (!target) {

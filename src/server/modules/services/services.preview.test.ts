@@ -160,6 +160,27 @@ describe('subdomain previews with a one-time ticket', () => {
     expect(refused).toBe(401);
   });
 
+  it('opens a preview WebSocket only from the preview itself or another preview of its workspace', async () => {
+    const { cookie, host } = await redeem('web');
+    const status = (origin: string) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${served.port}/live`, { headers: { host, cookie, origin } });
+        ws.once('open', () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.once('error', () => resolve(-1));
+      });
+    const workspaceId = host.split('-svc-')[0]!;
+    expect(await status(`http://${host}`)).toBe(101);
+    expect(await status(`http://${workspaceId}-svc-api.localhost:${served.port}`)).toBe(101);
+    expect(await status('https://evil.example')).toBe(403);
+    expect(await status(`http://01aaaaaaaaaaaaaaaaaaaaaaaa-svc-web.localhost:${served.port}`)).toBe(403);
+    expect(await status(`http://localhost:${served.port}`)).toBe(403);
+    expect(await status('null')).toBe(403);
+  });
+
   it('gives no preview for a service without a port, nor for someone else’s workspace', async () => {
     const noPort = await user.client.post(`${user.api}/worker/preview`, undefined);
     expect(noPort.status).toBe(400);
