@@ -243,6 +243,11 @@ export function closeGitObjectReaders(): void {
   for (const reader of [...readers.values()]) reader.close();
 }
 
+/** The directories readers are open for (tests). */
+export function openGitObjectReaderDirs(): string[] {
+  return [...readers.keys()];
+}
+
 /** How many readers are open (tests). */
 export function openGitObjectReaders(): number {
   return readers.size;

@@ -123,8 +123,12 @@ function reviewerCheck(ctx: RunContext) {
 /** Reviews the branch's diff; `done` when the run has ended (passed or failed). */
 async function review(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   await enterPhase(env, ctx);
-  const base = ctx.baseCommit ?? 'HEAD';
-  const diff = await diffRange(ctx.worktreePath, base, 'HEAD');
+  // By commit, from the project's repository (the worktree's commits are in its object store): its
+  // cat-file reader serves every run of the project, where one for the worktree would be a process
+  // started from the server's own thread for one question (10-20 ms of blocked event loop).
+  const diff = ctx.baseCommit
+    ? await diffRange(ctx.repoPath, ctx.baseCommit, ctx.headCommit ?? ctx.baseCommit)
+    : await diffRange(ctx.worktreePath, 'HEAD', 'HEAD');
   const result = await executeReviewerAgent({
     ...agentParams(env, ctx, 'reviewer'),
     task: ctx.task,
