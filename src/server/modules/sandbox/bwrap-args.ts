@@ -25,10 +25,16 @@ export interface BwrapLayout {
  * - the host filesystem read-only, a fresh /dev and a /proc of the sandbox's own PID namespace
  *   (the server's environment in /proc/<pid>/environ is out of sight);
  * - every namespace unshared but the network: a check may need a package registry;
- * - the sandbox dies with the server and runs in a session of its own (no terminal injection).
+ * - the sandbox dies with the server and runs in a session of its own (no terminal injection);
+ * - bwrap tells on fd 3 (`--info-fd`) the host pid of the sandbox's init, so that a stop can signal
+ *   the command's session inside, and kill the whole PID namespace at the end.
  */
+export const BWRAP_INFO_FD = 3;
+
 export function bwrapArgs(layout: BwrapLayout, argv: readonly string[]): string[] {
   const args = [
+    '--info-fd',
+    String(BWRAP_INFO_FD),
     '--die-with-parent',
     '--new-session',
     '--unshare-all',

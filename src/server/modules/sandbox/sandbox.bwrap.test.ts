@@ -145,6 +145,32 @@ describe.skipIf(!bwrapPath)('the bubblewrap sandbox', () => {
     expect(await pidsRunning(`sleep ${token}`)).toEqual([]);
   });
 
+  it('gives the command SIGTERM before anything is killed, inside the sandbox', async () => {
+    const proc = await sandbox.spawn({
+      command: ['sh', '-c', 'trap "echo got-term; exit 0" TERM; echo ready; while :; do sleep 0.05; done'],
+      cwd: fx.worktree,
+    });
+    let out = '';
+    await new Promise<void>((resolve) => {
+      proc.child.stdout?.on('data', (chunk: Buffer) => {
+        out += String(chunk);
+        if (out.includes('ready')) resolve();
+      });
+    });
+    await proc.stop(10_000);
+    expect(out).toContain('got-term');
+    expect((await proc.exited).exitCode).toBe(0);
+  });
+
+  it('leaves nothing running when stopped the moment it was spawned', async () => {
+    for (let i = 0; i < 10; i++) {
+      const token = `${600_000 + Math.floor(Math.random() * 99_999)}`;
+      const proc = await sandbox.spawn({ command: ['sleep', token], cwd: fx.worktree });
+      await proc.stop(200);
+      expect(await pidsRunning(`sleep ${token}`)).toEqual([]);
+    }
+  });
+
   it('leaves no background process behind when the command ends on its own', async () => {
     const token = `${700_000 + Math.floor(Math.random() * 99_999)}`;
     const result = await sh(`sleep ${token} & exit 3`);

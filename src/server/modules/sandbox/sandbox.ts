@@ -6,7 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { AppError } from '@/server/lib/errors.js';
 import { bwrapArgs } from './bwrap-args.js';
 import { OutputTail } from './output-tail.js';
-import { type Exit, stopGroup, watchGroup } from './process-group.js';
+import { type Exit, sandboxInitPid, stopGroup, watchGroup } from './process-group.js';
 import { sandboxEnv } from './sandbox-env.js';
 import type { SandboxMode } from './sandbox-mode.js';
 
@@ -145,6 +145,8 @@ export function createSandbox(config: SandboxConfig): Sandbox {
     const worktree = await realpath(options.cwd);
     const privateTmp = await mkdtemp(path.join(tmpdir(), 'autocoder-sandbox-'));
     let child: ChildProcess;
+    /** bwrap's report of its init's pid; none in host mode. */
+    let inner: Promise<number | null> | undefined;
     try {
       if (config.mode === 'bwrap') {
         if (!config.bwrapPath) throw new Error('bwrap mode without a bwrap program');
@@ -172,8 +174,9 @@ export function createSandbox(config: SandboxConfig): Sandbox {
           cwd: worktree,
           env,
           detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
+          stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
         });
+        inner = sandboxInitPid(child);
       } else {
         const env = sandboxEnv({
           path: config.path,
@@ -200,7 +203,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
     const handle: SandboxedProcess = {
       child,
       exited,
-      stop: (grace = graceMs) => stopGroup(child, exited, grace),
+      stop: (grace = graceMs) => stopGroup(child, exited, grace, inner),
     };
     live.add(handle);
     return handle;
