@@ -12,6 +12,7 @@ import {
   FINDING_SEVERITIES,
   PIPELINE_PHASES,
   PIPELINE_STATUSES,
+  type PipelineEventType,
   type PipelineRunDetail,
   type PipelineRunSummary,
   PROVIDERS,
@@ -226,27 +227,33 @@ export const RunStatusSchema: z.ZodType<(PipelineRunDetail & { runId: string }) 
   .union([z.object({ ...runDetailShape, runId: z.uuid() }), z.object({ status: z.literal('none') })])
   .openapi('PipelineStatus');
 
+/**
+ * Every event type a stream carries, checked against the contract: a type added to `PipelineEvent`
+ * and not here (or the reverse) does not compile.
+ */
+const EVENT_TYPES: Record<PipelineEventType, true> = {
+  'agent-log': true,
+  'phase-change': true,
+  'task-status': true,
+  error: true,
+  'pipeline-complete': true,
+  usage: true,
+  'run-update': true,
+  timeout: true,
+  'check-log': true,
+  'check-result': true,
+  'lock-taken': true,
+  'lock-refused': true,
+  'lock-released': true,
+  'lock-expired': true,
+  'head-moved': true,
+};
+
 /** An event as stored: its id is its sequence number in its stream; `data` depends on `type`. */
 export const StoredEventSchema = z
   .object({
     id: z.number().int(),
-    type: z.enum([
-      'agent-log',
-      'phase-change',
-      'task-status',
-      'error',
-      'pipeline-complete',
-      'usage',
-      'run-update',
-      'timeout',
-      'check-log',
-      'check-result',
-      'lock-taken',
-      'lock-refused',
-      'lock-released',
-      'lock-expired',
-      'head-moved',
-    ]),
+    type: z.enum(Object.keys(EVENT_TYPES) as [PipelineEventType, ...PipelineEventType[]]),
     data: z.record(z.string(), z.unknown()),
   })
   .openapi('StoredEvent');
