@@ -179,6 +179,40 @@ export const requestChangesSchema = runOptionsSchema.extend({
 });
 export type RequestChangesInput = z.infer<typeof requestChangesSchema>;
 
+/** 202 of POST /api/pipeline/:taskId/retry. */
+export interface RetryResponse {
+  runId: string;
+  retryCount: number;
+  /** The backoff before the failed call is made again. */
+  delayMs: number;
+}
+
+/** 200 of POST /api/pipeline/:taskId/approve. */
+export interface ApproveResponse {
+  status: 'done';
+  mergeCommit: string | null;
+  /** True when the default branch simply moved to the run's head (no merge commit). */
+  fastForward: boolean;
+  branch: string | null;
+}
+
+/** 200 of POST /api/pipeline/:taskId/revert. */
+export interface RevertResponse {
+  status: 'review';
+  revertCommit: string | null;
+  branch: string | null;
+}
+
+/** 202 of POST /api/pipeline/:taskId/request-changes. */
+export interface RequestChangesResponse {
+  runId: string;
+  iteration: number;
+  /** Open line comments sent to the coder. */
+  comments: number;
+  /** Files of the default branch that conflict with the run's; the coder resolves them. */
+  conflicts: string[];
+}
+
 /** Anthropic keys look like `sk-ant-…`; anything else is refused before a call. */
 export const ANTHROPIC_KEY_PATTERN = /^sk-ant-[A-Za-z0-9_-]{8,200}$/;
 

@@ -1,4 +1,10 @@
 import { z } from '@hono/zod-openapi';
+import type {
+  ApproveResponse,
+  RequestChangesResponse,
+  RetryResponse,
+  RevertResponse,
+} from '@/contracts/pipeline.js';
 import { apiRoute, jsonRequest, jsonResponse, noContent, uuidParam } from '@/server/openapi/route.js';
 import {
   RequestChangesBody,
@@ -27,6 +33,32 @@ const tags = ['pipeline'];
 const session = 'session' as const;
 const taskParams = z.object({ taskId: uuidParam('taskId', 'task') });
 const accepted = z.object({ runId: z.uuid() }).openapi('RunAccepted');
+
+/* Answers typed against the contracts the web app reads them with. */
+const RetryResponseSchema: z.ZodType<RetryResponse> = z
+  .object({ runId: z.uuid(), retryCount: z.number().int(), delayMs: z.number().int() })
+  .openapi('RetryAccepted');
+const ApproveResponseSchema: z.ZodType<ApproveResponse> = z
+  .object({
+    status: z.literal('done'),
+    mergeCommit: z.string().nullable(),
+    fastForward: z.boolean(),
+    branch: z.string().nullable(),
+  })
+  .openapi('Approved');
+const RevertResponseSchema: z.ZodType<RevertResponse> = z
+  .object({ status: z.literal('review'), revertCommit: z.string().nullable(), branch: z.string().nullable() })
+  .openapi('Reverted');
+const RequestChangesResponseSchema: z.ZodType<RequestChangesResponse> = z
+  .object({
+    runId: z.uuid(),
+    iteration: z.number().int(),
+    comments: z.number().int().openapi({ description: 'Open line comments sent to the coder' }),
+    conflicts: z
+      .array(z.string())
+      .openapi({ description: 'Files of the default branch that conflict; the coder resolves them' }),
+  })
+  .openapi('ChangesRequested');
 export const runParams = z.object({ runId: uuidParam('runId', 'run') });
 /** What every route that sets a run going may refuse with. */
 const RUN_START_ERRORS = [
@@ -112,10 +144,7 @@ export const retry = apiRoute(
       'Resumes at the failed phase and agent after a backoff; a run its token budget paused resumes at once, once the budget covers its next call (409 BUDGET_EXCEEDED otherwise).',
     request: { params: taskParams, headers: keyHeaders, body: jsonRequest(RunOptionsBody) },
     responses: {
-      202: jsonResponse(
-        z.object({ runId: z.uuid(), retryCount: z.number().int(), delayMs: z.number().int() }),
-        'The retry is scheduled',
-      ),
+      202: jsonResponse(RetryResponseSchema, 'The retry is scheduled'),
     },
   },
   {
@@ -144,15 +173,7 @@ export const approve = apiRoute(
     summary: 'Approve the reviewed run: merge its branch',
     request: { params: taskParams },
     responses: {
-      200: jsonResponse(
-        z.object({
-          status: z.literal('done'),
-          mergeCommit: z.string().nullable(),
-          fastForward: z.boolean(),
-          branch: z.string().nullable(),
-        }),
-        'Merged into the default branch; the task is done',
-      ),
+      200: jsonResponse(ApproveResponseSchema, 'Merged into the default branch; the task is done'),
     },
   },
   { access: session, errors: ['TASK_NOT_FOUND', 'INVALID_PIPELINE_STATE', 'MERGE_CONFLICT'] },
@@ -167,17 +188,7 @@ export const requestChanges = apiRoute(
     description: 'The feedback goes to the coder; the result is reviewed again.',
     request: { params: taskParams, headers: keyHeaders, body: jsonRequest(RequestChangesBody) },
     responses: {
-      202: jsonResponse(
-        z.object({
-          runId: z.uuid(),
-          iteration: z.number().int(),
-          comments: z.number().int().openapi({ description: 'Open line comments sent to the coder' }),
-          conflicts: z
-            .array(z.string())
-            .openapi({ description: 'Files of the default branch that conflict; the coder resolves them' }),
-        }),
-        'The run resumes',
-      ),
+      202: jsonResponse(RequestChangesResponseSchema, 'The run resumes'),
     },
   },
   {
@@ -250,14 +261,7 @@ export const revertRoute = apiRoute(
     description: 'The task goes back to Review; a revert that conflicts answers 409 with the files.',
     request: { params: taskParams },
     responses: {
-      200: jsonResponse(
-        z.object({
-          status: z.literal('review'),
-          revertCommit: z.string().nullable(),
-          branch: z.string().nullable(),
-        }),
-        'Reverted on the default branch; the task is in Review',
-      ),
+      200: jsonResponse(RevertResponseSchema, 'Reverted on the default branch; the task is in Review'),
     },
   },
   { access: session, errors: ['TASK_NOT_FOUND', 'INVALID_PIPELINE_STATE', 'MERGE_CONFLICT', 'NOT_FOUND'] },

@@ -1,10 +1,5 @@
+import type { ApproveResponse } from '@/contracts/pipeline';
 import { apiRequest } from '@/web/lib/api-client';
-
-export interface ApproveResponse {
-  status: 'done';
-  mergeCommit: string | null;
-  branch: string | null;
-}
 
 /** POST /api/pipeline/:taskId/approve: merges the run's branch (409 MERGE_CONFLICT when git cannot). */
 export function approvePipeline(taskId: string): Promise<ApproveResponse> {

@@ -1,3 +1,4 @@
+import type { RequestChangesResponse } from '@/contracts/pipeline';
 import { apiRequest } from '@/web/lib/api-client';
 import type { RunRequest } from '@/web/lib/run-settings';
 
@@ -6,7 +7,7 @@ export function requestChanges(
   taskId: string,
   feedback: string,
   request: RunRequest,
-): Promise<{ runId: string; iteration: number }> {
+): Promise<RequestChangesResponse> {
   return apiRequest(`/api/pipeline/${encodeURIComponent(taskId)}/request-changes`, {
     method: 'POST',
     body: { ...request.options, feedback },

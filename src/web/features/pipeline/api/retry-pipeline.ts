@@ -1,12 +1,6 @@
+import type { RetryResponse } from '@/contracts/pipeline';
 import { apiRequest } from '@/web/lib/api-client';
 import type { RunRequest } from '@/web/lib/run-settings';
-
-export interface RetryResponse {
-  runId: string;
-  retryCount: number;
-  /** The backoff before the failed call is made again. */
-  delayMs: number;
-}
 
 /** POST /api/pipeline/:taskId/retry: resumes a paused run at the step that failed. */
 export function retryPipeline(taskId: string, request: RunRequest): Promise<RetryResponse> {

@@ -1,10 +1,5 @@
+import type { RevertResponse } from '@/contracts/pipeline';
 import { apiRequest } from '@/web/lib/api-client';
-
-export interface RevertResponse {
-  status: 'review';
-  revertCommit: string;
-  branch: string | null;
-}
 
 /**
  * POST /api/pipeline/:taskId/revert: a revert commit on the default branch takes the approval
