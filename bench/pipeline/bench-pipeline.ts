@@ -37,7 +37,7 @@ export async function benchPipeline(
   const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(64, config.runs), timeout: 4_000 });
   const tasks: TaskState[] = [];
   let rss: ReturnType<typeof sampleRss> | undefined;
-  const cpu = cpuMeter(server.pid);
+  const cpu = cpuMeter(server.pid, simulator.pid);
   try {
     const health = await waitForServer(options, server, since);
 
@@ -134,6 +134,7 @@ export async function benchPipeline(
       serverCpuPercent: usage.serverCpuPercent,
       serverMainThread: usage.serverMainThread,
       serverChildrenCpuPercent: usage.serverChildrenCpuPercent,
+      simulatorCpuPercent: usage.simulatorCpuPercent,
       benchCpuPercent: usage.benchCpuPercent,
       benchRunQueueWaitPercent: usage.benchRunQueueWaitPercent,
       benchEventLoopDelayMs: usage.benchEventLoopDelayMs,

@@ -94,6 +94,10 @@ export function printPipeline(result: PipelineDbResult, config: PipelineConfig):
       `${r.serverCpuPercent ?? '–'}% of a core; event loop thread ran ${r.serverMainThread?.runPercent ?? '–'}% and waited for a CPU ${r.serverMainThread?.runQueueWaitPercent ?? '–'}% of the time; git etc. ${r.serverChildrenCpuPercent ?? '–'}%`,
     ],
     [
+      'simulator CPU during the runs',
+      `${r.simulatorCpuPercent ?? '–'}% of a core (a remote provider's, here on this machine)`,
+    ],
+    [
       'bench CPU during the runs',
       `${r.benchCpuPercent}%, waited for a CPU ${r.benchRunQueueWaitPercent ?? '–'}% of the time; event-loop delay p99 ${r.benchEventLoopDelayMs.p99} ms, max ${r.benchEventLoopDelayMs.max} ms`,
     ],

@@ -91,6 +91,11 @@ export type PipelineDbResult =
       serverMainThread: { runPercent: number; runQueueWaitPercent: number } | null;
       /** CPU of the server's reaped children (git) during the runs, % of one core. */
       serverChildrenCpuPercent: number | null;
+      /**
+       * CPU of the simulator (the stand-in for a remote provider, which here shares the machine's
+       * cores with the server) during the runs, % of one core.
+       */
+      simulatorCpuPercent: number | null;
       /** CPU this bench process (200 SSE readers) used during the runs, % of one core. */
       benchCpuPercent: number;
       /** This process's main thread: % of the wall time it waited for a CPU while runnable. */

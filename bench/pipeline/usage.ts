@@ -26,10 +26,11 @@ export function sampleRss(pid: number) {
   };
 }
 
-/** CPU counters of the server, its reaped children and this process's main thread. */
-function cpuCounters(serverPid: number) {
+/** CPU counters of the server, its reaped children, the simulator and this process's main thread. */
+function cpuCounters(serverPid: number, simulatorPid: number | undefined) {
   return {
     server: processCpuMs(serverPid),
+    simulator: simulatorPid === undefined ? null : processCpuMs(simulatorPid),
     serverSched: schedStatMs(serverPid),
     children: childrenCpuMs(serverPid),
     benchSched: schedStatMs('self'),
@@ -37,7 +38,7 @@ function cpuCounters(serverPid: number) {
 }
 
 /** Measures CPU from `start` to `stop`; `stop` gives the result's CPU figures. */
-export function cpuMeter(serverPid: number) {
+export function cpuMeter(serverPid: number, simulatorPid?: number) {
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   let before: ReturnType<typeof cpuCounters> | undefined;
   let benchCpuBefore = process.cpuUsage();
@@ -46,7 +47,7 @@ export function cpuMeter(serverPid: number) {
   return {
     start() {
       loadStart = loadAverage();
-      before = cpuCounters(serverPid);
+      before = cpuCounters(serverPid, simulatorPid);
       benchCpuBefore = process.cpuUsage();
       loopDelay.enable();
       wallStart = performance.now();
@@ -54,7 +55,7 @@ export function cpuMeter(serverPid: number) {
     stop() {
       const wallMs = performance.now() - wallStart;
       loopDelay.disable();
-      const after = cpuCounters(serverPid);
+      const after = cpuCounters(serverPid, simulatorPid);
       const benchCpu = process.cpuUsage(benchCpuBefore);
       const loadEnd = loadAverage();
       const b = before ?? after;
@@ -73,6 +74,10 @@ export function cpuMeter(serverPid: number) {
           b.children === null || after.children === null
             ? null
             : cpuPercent(after.children - b.children, wallMs),
+        simulatorCpuPercent:
+          b.simulator === null || after.simulator === null
+            ? null
+            : cpuPercent(after.simulator - b.simulator, wallMs),
         benchCpuPercent: cpuPercent((benchCpu.user + benchCpu.system) / 1000, wallMs),
         benchRunQueueWaitPercent:
           b.benchSched && after.benchSched
