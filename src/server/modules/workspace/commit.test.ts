@@ -36,4 +36,14 @@ describe('commitAll', () => {
     expect(second).not.toBe(first);
     expect(await count()).toBe(3);
   });
+
+  it('commits with a message of its own when given only whitespace, and fails loudly on a real error', async () => {
+    await writeFile(path.join(t.repo, 'c.txt'), 'c');
+    const sha = await commitAll(t.repo, '  \n ');
+    expect(sha).toBe(await head(t.repo));
+    expect((await gitText(['log', '-1', '--format=%B'], { cwd: t.repo })).trim()).toBe('AutoCoder changes');
+    await writeFile(path.join(t.repo, 'd.txt'), 'd');
+    await writeFile(path.join(t.repo, '.git', 'index.lock'), '');
+    await expect(commitAll(t.repo, 'locked')).rejects.toThrow();
+  });
 });
