@@ -82,6 +82,11 @@ describe('ResponseParser', () => {
     });
   });
 
+  it('passes a repeated Content-Length of the same value on once', () => {
+    const twice = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nok';
+    expect(parse(twice)).toMatchObject({ headers: ['Content-Length', '2'], body: 'ok' });
+  });
+
   it('skips interim answers (103 Early Hints) for the final one', () => {
     const text = `HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n${fixed}`;
     expect(parse(text)).toMatchObject({ status: 200, body: '{"hello":"world"}' });
@@ -96,7 +101,7 @@ describe('ResponseParser', () => {
   });
 
   it('does not reuse a connection the answer closes, nor an HTTP/1.0 one that does not ask to be kept', () => {
-    const close = 'HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok';
+    const close = 'HTTP/1.1 200 OK\r\nConnection: Upgrade, Close\r\nContent-Length: 2\r\n\r\nok';
     expect(parse(close).ended).toEqual({ reusable: false });
     expect(parse('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok').ended).toEqual({ reusable: false });
     const kept = 'HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok';

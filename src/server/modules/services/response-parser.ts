@@ -165,23 +165,20 @@ export class ResponseParser {
       // A folded line (obs-fold) or a name that is not a token: refused, as llhttp does.
       if (!TOKEN.test(name)) fail('bad header line');
       const value = line.slice(colon + 1).trim();
-      rawHeaders.push(name, value);
       const lower = name.toLowerCase();
       if (lower === 'content-length') {
         if (!/^\d{1,15}$/.test(value)) fail('bad content-length');
         const length = Number(value);
         if (contentLength !== undefined && contentLength !== length) fail('conflicting content-length');
+        // A repeated one (same value) is passed on once: clients refuse a duplicate.
+        if (contentLength !== undefined) continue;
         contentLength = length;
-      } else if (lower === 'transfer-encoding') {
+      }
+      rawHeaders.push(name, value);
+      if (lower === 'transfer-encoding') {
         transferEncoding = transferEncoding === undefined ? value : `${transferEncoding}, ${value}`;
       } else if (lower === 'connection') {
-        if (
-          value
-            .toLowerCase()
-            .split(',')
-            .some((token) => token.trim() === 'close')
-        )
-          close = true;
+        if (/(^|,)\s*close\s*(,|$)/i.test(value)) close = true;
         // An HTTP/1.0 answer is kept alive only when it says so.
         else if (status[1] === '0' && /(^|,)\s*keep-alive\s*(,|$)/i.test(value)) close = false;
       }
