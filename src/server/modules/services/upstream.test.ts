@@ -139,6 +139,43 @@ describe('UpstreamPool', () => {
     expect(await get(port)).toMatchObject({ error: 'aborted' });
   });
 
+  it('relays a large answer intact, chunked or not, while the client reads slowly', async () => {
+    const big = Buffer.alloc(6 * 1024 * 1024, 'abcdefghij');
+    const service = await rawService((n, socket) => {
+      if (n === 1) socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\n\r\n`);
+      else socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n');
+      for (let at = 0; at < big.length; at += 1024 * 1024) {
+        const piece = big.subarray(at, at + 1024 * 1024);
+        socket.write(
+          n === 1
+            ? piece
+            : Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]),
+        );
+      }
+      if (n !== 1) socket.write('0\r\n\r\n');
+    });
+    const port = await front(service.port);
+    for (let i = 0; i < 2; i += 1) {
+      const received = await new Promise<Buffer>((resolve, reject) => {
+        httpRequest({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => {
+            chunks.push(chunk);
+            // Reads in bursts, so that the proxy's writes to this client fill its socket.
+            res.pause();
+            setImmediate(() => res.resume());
+          });
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+          res.on('error', reject);
+        })
+          .on('error', reject)
+          .end();
+      });
+      expect(received.equals(big)).toBe(true);
+    }
+    expect(service.seen.connections).toBe(1);
+  });
+
   it('answers HEAD without a body, whatever its Content-Length says', async () => {
     const service = await rawService((_n, socket) =>
       socket.write('HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n'),
