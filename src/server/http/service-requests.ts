@@ -1,11 +1,13 @@
-import type { IncomingMessage, RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { parse as parseCookies } from 'hono/utils/cookie';
 import type { AppDeps } from '../deps.js';
-import { resolveSession } from '../modules/auth/auth.js';
+import { recentSessionUser, resolveSession } from '../modules/auth/auth.js';
 import { previewTarget } from '../modules/services/preview.routes.js';
 import { PREVIEW_COOKIE, PREVIEW_TICKET_PATH, parsePreviewHost } from '../modules/services/preview-access.js';
 import type { ForwardOptions } from '../modules/services/proxy.js';
+import { checkServiceId } from '../modules/services/service-id.js';
+import type { ProxyTarget } from '../modules/services/service-manager.js';
 import { pathProxyTarget } from '../modules/services/services.js';
 import { forwardedPath, PATH_PROXY_HEADERS } from '../modules/services/services.routes.js';
 import { type HostRules, isOwnHost } from './host-check.js';
@@ -64,16 +66,20 @@ export function forwardedFrom(
 /** The path proxy's URL, with the workspace's and the service's ids. */
 const PROXY_IDS = /^\/api\/workspaces\/([^/]+)\/services\/([^/]+)\/http(?:\/.*)?$/;
 
+/** Where a request goes: the service (its forwarding), the app (null), or one of these once known. */
+type Forward = ForwardOptions | null;
+
+const PREVIEW_STRIP = [PREVIEW_COOKIE, SESSION_COOKIE] as const;
+const PATH_STRIP = [SESSION_COOKIE, PREVIEW_COOKIE] as const;
+
 /**
  * Where a request for a service goes when everything it needs checks out — a preview host with
  * its grant, or the path proxy on the app's own host with a session, from our own origin, for a
- * service of the user's — or null: the app then answers it, refusals and errors included.
+ * service of the user's — or null: the app then answers it, refusals and errors included. Known at
+ * once when the grant, the session (found in the last second) and the running service are in
+ * memory, as for every request of a page's load; a promise when the database must be asked.
  */
-async function serviceForward(
-  deps: AppDeps,
-  rules: HostRules,
-  req: IncomingMessage,
-): Promise<ForwardOptions | null> {
+function serviceForward(deps: AppDeps, rules: HostRules, req: IncomingMessage): Forward | Promise<Forward> {
   const url = req.url ?? '';
   const host = req.headers.host;
   if (!host || !url.startsWith('/')) return null;
@@ -84,15 +90,17 @@ async function serviceForward(
     // The app's router reads the path decoded (decodeURI): so does this check.
     if (decodedPath(pathname) === PREVIEW_TICKET_PATH) return null;
     const userId = deps.previews.check(cookieOf(req, PREVIEW_COOKIE), preview);
-    const target = userId ? await previewTarget(deps, preview, userId) : null;
-    if (!target) return null;
-    return {
-      target,
-      path: url,
-      forwardedHost: host,
-      ...forwardedFrom(req, deps.trustProxy),
-      stripCookies: [PREVIEW_COOKIE, SESSION_COOKIE],
-    };
+    if (!userId) return null;
+    const forward = (target: ProxyTarget | null): Forward =>
+      target && {
+        target,
+        path: url,
+        forwardedHost: host,
+        ...forwardedFrom(req, deps.trustProxy),
+        stripCookies: PREVIEW_STRIP,
+      };
+    const running = deps.services.runningTarget(preview.workspaceId, preview.serviceId, { anyCase: true });
+    return running ? forward(running) : previewTarget(deps, preview, userId).then(forward);
   }
   const ids = PROXY_IDS.exec(pathname);
   if (!ids?.[1] || !ids[2] || !isOwnHost(host, rules)) return null;
@@ -107,18 +115,27 @@ async function serviceForward(
   )
     return null;
   const token = cookieOf(req, SESSION_COOKIE);
-  const session = token ? await resolveSession(deps, token) : null;
-  if (!session) return null;
-  const target = await pathProxyTarget(deps, session.user.id, decodedSegment(ids[1]), decodedSegment(ids[2]));
-  const forwardedPathHeader = req.headers['x-forwarded-path'];
-  return {
-    target,
-    path: forwardedPath(url, typeof forwardedPathHeader === 'string' ? forwardedPathHeader : undefined),
-    forwardedHost: host,
-    ...forwardedFrom(req, deps.trustProxy),
-    stripCookies: [SESSION_COOKIE, PREVIEW_COOKIE],
-    responseHeaders: PATH_PROXY_HEADERS,
+  if (!token) return null;
+  const workspaceId = decodedSegment(ids[1]);
+  const serviceId = decodedSegment(ids[2]);
+  const forward = (target: ProxyTarget): Forward => {
+    const forwardedPathHeader = req.headers['x-forwarded-path'];
+    return {
+      target,
+      path: forwardedPath(url, typeof forwardedPathHeader === 'string' ? forwardedPathHeader : undefined),
+      forwardedHost: host,
+      ...forwardedFrom(req, deps.trustProxy),
+      stripCookies: PATH_STRIP,
+      responseHeaders: PATH_PROXY_HEADERS,
+    };
   };
+  const toService = (userId: string): Forward | Promise<Forward> => {
+    const running = deps.services.runningTarget(workspaceId, checkServiceId(serviceId), { ownerId: userId });
+    return running ? forward(running) : pathProxyTarget(deps, userId, workspaceId, serviceId).then(forward);
+  };
+  const user = recentSessionUser(deps, token);
+  if (user) return toService(user.id);
+  return resolveSession(deps, token).then((session) => (session ? toService(session.user.id) : null));
 }
 
 /** Could this request be a service's? Cheap, so that the app's own requests pay nothing more. */
@@ -139,18 +156,29 @@ export function serviceRequests(
   app: RequestListener,
 ): RequestListener {
   const toApp: RequestListener = (req, res) => void app(req, res);
+  const toService = (req: IncomingMessage, res: ServerResponse, forward: ForwardOptions) => {
+    try {
+      deps.serviceProxy.web(req, res, forward);
+    } catch (error) {
+      deps.logger.error('service request failed', { error });
+      res.destroy();
+    }
+  };
   return (req, res) => {
     const rules = hosts();
     if (!mayBeForService(req, rules.baseDomain)) return toApp(req, res);
-    serviceForward(deps, rules, req)
-      .then(
-        (forward) => (forward ? deps.serviceProxy.web(req, res, forward) : toApp(req, res)),
-        // The app runs the same checks again and answers the error (404, 409, 503 …) its own way.
-        () => toApp(req, res),
-      )
-      .catch((error: unknown) => {
-        deps.logger.error('service request failed', { error });
-        res.destroy();
-      });
+    let forward: Forward | Promise<Forward>;
+    try {
+      forward = serviceForward(deps, rules, req);
+    } catch {
+      // The app runs the same checks again and answers the error (400, 404, 409 …) its own way.
+      return toApp(req, res);
+    }
+    if (forward === null) return toApp(req, res);
+    if (!(forward instanceof Promise)) return toService(req, res, forward);
+    forward.then(
+      (known) => (known ? toService(req, res, known) : toApp(req, res)),
+      () => toApp(req, res),
+    );
   };
 }

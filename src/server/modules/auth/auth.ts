@@ -122,6 +122,26 @@ export async function logout(deps: AuthDeps, token: string): Promise<void> {
   deps.sseHub.endSession(sessionId);
 }
 
+/** The user of a session found in the last second (and not expired), or undefined. */
+function recentSession(deps: AuthDeps, sessionId: string): SessionUser | undefined {
+  const now = deps.now();
+  const known = recentSessionsOf(deps.db).get(sessionId);
+  if (known && now < known.expiresAt && now - known.foundAt < SESSION_RECHECK_MS && now >= known.foundAt) {
+    return known.user;
+  }
+  return undefined;
+}
+
+/**
+ * The user of a session token as `resolveSession` answers it without asking the database, or
+ * undefined when it must ask (unknown, or found more than a second ago): for the service proxy,
+ * which then answers without waiting on a promise.
+ */
+export function recentSessionUser(deps: AuthDeps, token: string): SessionUser | undefined {
+  if (!token || token.length > 128) return undefined;
+  return recentSession(deps, sessionIdOf(token));
+}
+
 /** The user a session token belongs to, or null when it is unknown or expired. */
 export async function resolveSession(
   deps: AuthDeps,
@@ -129,12 +149,10 @@ export async function resolveSession(
 ): Promise<{ user: SessionUser; sessionId: string } | null> {
   if (!token || token.length > 128) return null;
   const sessionId = sessionIdOf(token);
+  const known = recentSession(deps, sessionId);
+  if (known) return { user: known, sessionId };
   const now = deps.now();
   const recent = recentSessionsOf(deps.db);
-  const known = recent.get(sessionId);
-  if (known && now < known.expiresAt && now - known.foundAt < SESSION_RECHECK_MS && now >= known.foundAt) {
-    return { user: known.user, sessionId };
-  }
   const row = await findSessionUser(deps.db, sessionId, new Date(now));
   if (!row) {
     recent.delete(sessionId);

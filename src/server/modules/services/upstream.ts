@@ -1,0 +1,251 @@
+import type { ServerResponse } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { Logger } from '@/server/lib/logger.js';
+import { answeredHeaders, type ForwardOptions, hostOf } from './forward-headers.js';
+import { proxyErrorAnswer } from './proxy-errors.js';
+import { ResponseParser } from './response-parser.js';
+
+/**
+ * The service proxy's own HTTP/1.1 client for requests without a body to a service's plain-HTTP
+ * port — every page, script and image a browser loads. Node's client costs about as much CPU per
+ * request as the app's server side does; this one writes the request in one piece on a kept-alive
+ * connection and relays the answer as `ResponseParser` decodes it, with no per-request listeners.
+ */
+
+/** An idle connection is closed after this long, before a node service's own 5 s would. */
+const IDLE_MS = 4_000;
+/** Idle connections kept per service; more are closed once their answer is done. */
+const MAX_IDLE = 256;
+
+/** A kept-alive connection to one service; its listeners stay for its whole life. */
+class Connection {
+  readonly socket: Socket;
+  /** The request it carries, or null while idle. */
+  exchange: Exchange | null = null;
+  /** It carried an answer before: a request on it may meet the service's close of an idle connection. */
+  reused = false;
+
+  constructor(
+    readonly pool: UpstreamPool,
+    readonly key: string,
+    host: string,
+    port: number,
+  ) {
+    const socket = connect({ host, port, noDelay: true });
+    this.socket = socket;
+    socket.setTimeout(IDLE_MS);
+    socket.on('data', (chunk: Buffer) => {
+      if (this.exchange) this.exchange.onData(chunk);
+      else socket.destroy(); // Bytes nobody asked for: the connection is out of step.
+    });
+    socket.on('error', (error) => this.exchange?.onError(error));
+    socket.on('close', () => {
+      pool.forget(this);
+      const exchange = this.exchange;
+      this.exchange = null;
+      exchange?.onClose();
+    });
+    socket.on('timeout', () => {
+      if (!this.exchange) socket.destroy();
+    });
+  }
+}
+
+/** One request and its answer, relayed to the client's response. */
+class Exchange {
+  private connection: Connection | null = null;
+  private parser: ResponseParser;
+  private error: Error | null = null;
+  /** The answer is complete; `reusable` when its connection may carry another request. */
+  private finished = false;
+  private reusable = false;
+  private retried = false;
+
+  constructor(
+    private readonly pool: UpstreamPool,
+    private readonly key: string,
+    private readonly head: string,
+    private readonly noBody: boolean,
+    private readonly res: ServerResponse,
+    private readonly options: ForwardOptions,
+    private readonly accept: string | undefined,
+  ) {
+    this.parser = this.newParser();
+  }
+
+  private newParser(): ResponseParser {
+    const res = this.res;
+    return new ResponseParser(this.noBody, {
+      head: (status, statusMessage, rawHeaders) => {
+        res.writeHead(status, statusMessage || undefined, answeredHeaders(rawHeaders, this.options));
+      },
+      data: (chunk) => {
+        if (res.write(chunk)) return;
+        const socket = this.connection?.socket;
+        if (!socket) return;
+        socket.pause();
+        res.once('drain', () => socket.resume());
+      },
+      end: (reusable) => {
+        this.finished = true;
+        this.reusable = reusable;
+        res.end();
+      },
+    });
+  }
+
+  /** Sends the request on `connection`. */
+  start(connection: Connection): void {
+    this.connection = connection;
+    connection.exchange = this;
+    connection.socket.write(this.head, 'latin1');
+  }
+
+  /** The client went away: the service's request is dropped (its connection with it). */
+  abort(): void {
+    if (this.finished) return;
+    this.finished = true;
+    const connection = this.detach();
+    connection?.socket.destroy();
+  }
+
+  onData(chunk: Buffer): void {
+    try {
+      this.parser.execute(chunk);
+    } catch (error) {
+      // A complete answer followed by stray bytes: the answer stands, the connection goes.
+      if (!this.finished) {
+        this.fail(error as Error);
+        return;
+      }
+      this.reusable = false;
+    }
+    if (!this.finished) return;
+    const connection = this.detach();
+    if (!connection) return;
+    if (this.reusable) this.pool.release(connection);
+    else connection.socket.destroy();
+  }
+
+  onError(error: Error): void {
+    this.error = error;
+  }
+
+  /** The connection closed under the request. */
+  onClose(): void {
+    const connection = this.connection;
+    this.connection = null;
+    if (this.finished) return;
+    try {
+      this.parser.finish(); // an answer delimited by the connection's end
+      return;
+    } catch {
+      // cut short: below
+    }
+    // A kept-alive connection the service closed just as this request went out: once more, on a
+    // new one (requests here have no body and a safe method, so sending one twice is harmless).
+    if (connection?.reused && !this.parser.started && !this.retried) {
+      this.retried = true;
+      this.error = null;
+      this.parser = this.newParser();
+      this.start(this.pool.connect(this.key, this.options));
+      return;
+    }
+    this.fail(this.error ?? Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+  }
+
+  private detach(): Connection | null {
+    const connection = this.connection;
+    this.connection = null;
+    if (connection) connection.exchange = null;
+    return connection;
+  }
+
+  private fail(error: Error): void {
+    this.finished = true;
+    this.detach()?.socket.destroy();
+    this.pool.logger.debug('service proxy error', { error });
+    const res = this.res;
+    // Already answering (a service that broke off its answer breaks off the client's), or the
+    // client went away: nothing to tell.
+    if (res.headersSent || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    const answer = proxyErrorAnswer(error, this.options.target.port, this.accept);
+    res.writeHead(answer.status, answer.headers).end(answer.body);
+  }
+}
+
+/** Methods sent this way: safe ones, so that a request met by a closing connection can be sent again. */
+const METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** What node's client refuses in a request target. */
+const INVALID_PATH = /[^\u0021-\u00ff]/;
+
+/** The kept-alive connections to services, by host and port. */
+export class UpstreamPool {
+  private readonly idle = new Map<string, Connection[]>();
+
+  constructor(readonly logger: Logger) {}
+
+  /** True when this client sends the request (`send`); node's client sends any other. */
+  handles(method: string, path: string, options: ForwardOptions): boolean {
+    return options.target.protocol === 'http' && METHODS.has(method) && !INVALID_PATH.test(path);
+  }
+
+  /**
+   * Sends a request without a body; its answer goes to `res`, or an error answer (503 when
+   * nothing listens, 502 otherwise). `headers` is a flat list of names and values.
+   */
+  send(
+    method: string,
+    headers: readonly string[],
+    accept: string | undefined,
+    res: ServerResponse,
+    options: ForwardOptions,
+  ): void {
+    let head = `${method} ${options.path} HTTP/1.1\r\n`;
+    for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
+    head += 'connection: keep-alive\r\n\r\n';
+    const key = hostOf(options.target);
+    const exchange = new Exchange(this, key, head, method === 'HEAD', res, options, accept);
+    // A client that goes away mid-answer: the service's request is dropped too.
+    res.on('close', () => {
+      if (!res.writableFinished) exchange.abort();
+    });
+    const connection = this.idle.get(key)?.pop() ?? this.connect(key, options);
+    exchange.start(connection);
+  }
+
+  /** A new connection to the target of `options`. */
+  connect(key: string, options: ForwardOptions): Connection {
+    return new Connection(this, key, options.target.host, options.target.port);
+  }
+
+  /** A connection whose answer is done: kept for the next request to its service. */
+  release(connection: Connection): void {
+    connection.reused = true;
+    connection.socket.resume();
+    let idle = this.idle.get(connection.key);
+    if (!idle) {
+      idle = [];
+      this.idle.set(connection.key, idle);
+    }
+    if (idle.length >= MAX_IDLE) connection.socket.destroy();
+    else idle.push(connection);
+  }
+
+  /** A closed connection leaves the idle ones. */
+  forget(connection: Connection): void {
+    const idle = this.idle.get(connection.key);
+    const index = idle?.indexOf(connection) ?? -1;
+    if (!idle || index === -1) return;
+    idle.splice(index, 1);
+    if (idle.length === 0) this.idle.delete(connection.key);
+  }
+
+  close(): void {
+    for (const idle of this.idle.values()) for (const connection of idle) connection.socket.destroy();
+    this.idle.clear();
+  }
+}
