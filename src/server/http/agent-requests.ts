@@ -1,10 +1,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { getRequestListener } from '@hono/node-server';
+import type { z } from 'zod';
 import { checkStatusSchema, postStatusSchema } from '@/contracts/coordination.js';
 import type { AppDeps } from '../deps.js';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../lib/validate.js';
 import { checkStatus, postStatus } from '../modules/coordination/coordination.js';
+import { quickCheckStatusInput, quickPostStatusInput } from '../modules/coordination/quick-input.js';
 import { type Agent, resolveToken } from '../modules/coordination/tokens.js';
 import type { McpEndpoint } from '../modules/mcp/mcp-http.js';
 import { declaredLength, MAX_BODY_BYTES } from './body-size.js';
@@ -18,15 +20,21 @@ type Fetch = Parameters<typeof getRequestListener>[0];
 /** The agents' two REST calls: what they read and what answers them (coordination.routes.ts). */
 const REST_CALLS = {
   '/api/check_status': (deps: AppDeps, agent: Agent, body: unknown) => {
-    const input = checkStatusSchema.safeParse(body);
-    return input.success ? checkStatus(deps, agent, input.data) : null;
+    const input = quickCheckStatusInput(body) ?? parsed(checkStatusSchema, body);
+    return input ? checkStatus(deps, agent, input) : null;
   },
   '/api/post_status': (deps: AppDeps, agent: Agent, body: unknown) => {
-    const input = postStatusSchema.safeParse(body);
-    return input.success ? postStatus(deps, agent, input.data) : null;
+    const input = quickPostStatusInput(body) ?? parsed(postStatusSchema, body);
+    return input ? postStatus(deps, agent, input) : null;
   },
 } as const;
 type RestPath = keyof typeof REST_CALLS;
+
+/** The schema's output, or null: the app then answers the same body with its 400. */
+function parsed<S extends z.ZodType>(schema: S, body: unknown): z.output<S> | null {
+  const result = schema.safeParse(body);
+  return result.success ? result.data : null;
+}
 
 const isRestPath = (url: string | undefined): url is RestPath => url !== undefined && url in REST_CALLS;
 
@@ -55,6 +63,9 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/** The security headers, flat (`[name, value, name, value …]`) for `writeHead`, per base domain. */
+const flatSecureHeaders = new Map<string, string[]>();
+
 /** Writes an answer with the app's security headers, as the app's own answers carry them. */
 async function writeAnswer(
   res: ServerResponse,
@@ -63,16 +74,16 @@ async function writeAnswer(
   headers: Record<string, string>,
   body: string | null,
 ): Promise<void> {
-  for (const [name, value] of await secureHeaderPairs(baseDomain)) res.setHeader(name, value);
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  if (body === null) {
-    res.writeHead(status);
-    res.end();
-    return;
+  let secure = flatSecureHeaders.get(baseDomain);
+  if (!secure) {
+    secure = (await secureHeaderPairs(baseDomain)).flat();
+    flatSecureHeaders.set(baseDomain, secure);
   }
-  res.setHeader('content-length', Buffer.byteLength(body));
-  res.writeHead(status);
-  res.end(body);
+  const all = [...secure];
+  for (const name in headers) all.push(name, headers[name] as string);
+  all.push('content-length', body === null ? '0' : String(Buffer.byteLength(body)));
+  res.writeHead(status, all);
+  res.end(body ?? undefined);
 }
 
 /** Hands a request whose body was read to the app, as a web Request, and writes what it answers. */
@@ -89,11 +100,16 @@ async function appAnswers(fetch: Fetch, req: IncomingMessage, res: ServerRespons
     body: new Uint8Array(body),
   });
   const response = (await fetch(request, { incoming: req, outgoing: res })) as Response;
+  const answer = Buffer.from(await response.arrayBuffer());
   const cookies = response.headers.getSetCookie();
-  for (const [name, value] of response.headers) if (name !== 'set-cookie') res.setHeader(name, value);
+  for (const [name, value] of response.headers) {
+    if (name !== 'set-cookie' && name !== 'content-length' && name !== 'transfer-encoding')
+      res.setHeader(name, value);
+  }
   if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+  res.setHeader('content-length', answer.length);
   res.writeHead(response.status);
-  res.end(Buffer.from(await response.arrayBuffer()));
+  res.end(answer);
 }
 
 /**
