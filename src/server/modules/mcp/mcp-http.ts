@@ -155,7 +155,13 @@ export class McpEndpoint {
       }
     }
     try {
-      const requestInfo = { headers: incoming.headers(), url: new URL(incoming.url()) };
+      // The URL only when a tool asks for it: ours never do, and parsing one per call is not free.
+      const requestInfo = {
+        headers: incoming.headers(),
+        get url() {
+          return new URL(incoming.url());
+        },
+      };
       const answers = await this.#servers.exchange(messages, { authInfo, requestInfo });
       if (answers.length === 0) return { status: 202, headers: {}, body: null };
       return {
