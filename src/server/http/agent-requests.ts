@@ -36,7 +36,8 @@ function parsed<S extends z.ZodType>(schema: S, body: unknown): z.output<S> | nu
   return result.success ? result.data : null;
 }
 
-const isRestPath = (url: string | undefined): url is RestPath => url !== undefined && url in REST_CALLS;
+const isRestPath = (url: string | undefined): url is RestPath =>
+  url !== undefined && Object.hasOwn(REST_CALLS, url);
 
 /** What Hono's `c.json` sends, and what the MCP transport answers. */
 const JSON_TYPE = 'application/json';
@@ -60,6 +61,9 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks)));
     req.on('error', reject);
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('request aborted'));
+    });
   });
 }
 
@@ -132,9 +136,10 @@ export function agentRequests(
   mcp: McpEndpoint,
   app: RequestListener,
 ): RequestListener {
-  const fail = (res: ServerResponse, error: unknown) => {
-    deps.logger.error('agent request failed', { error });
-    if (!res.headersSent) res.destroy();
+  /** What could not be answered: a client that went away, or a failure past the error answers. */
+  const fail = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    if (!req.destroyed) deps.logger.error('agent request failed', { error });
+    res.destroy();
   };
 
   const rest = async (path: RestPath, req: IncomingMessage, res: ServerResponse, rules: HostRules) => {
@@ -191,7 +196,7 @@ export function agentRequests(
           return { status: failed.status, headers, body: JSON.stringify(failed.body) };
         })
         .then((answer) => writeAnswer(res, rules.baseDomain, answer.status, answer.headers, answer.body))
-        .catch((error: unknown) => fail(res, error));
+        .catch((error: unknown) => fail(req, res, error));
       return;
     }
     const fetchSite = header(req, 'sec-fetch-site');
@@ -204,7 +209,7 @@ export function agentRequests(
     const type = header(req, 'content-type')?.split(';')[0]?.trim().toLowerCase();
     const length = declaredLength(header(req, 'content-length'), header(req, 'transfer-encoding'));
     if (crossOrigin || type !== JSON_TYPE || length === null || length > MAX_BODY_BYTES) return app(req, res);
-    rest(url as RestPath, req, res, rules).catch((error: unknown) => fail(res, error));
+    rest(url as RestPath, req, res, rules).catch((error: unknown) => fail(req, res, error));
   };
 }
 
@@ -243,5 +248,8 @@ function readCapped(req: IncomingMessage, maxBytes: number): Promise<string | nu
       if (!over) resolve(utf8.decode(Buffer.concat(chunks)));
     });
     req.on('error', reject);
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('request aborted'));
+    });
   });
 }
