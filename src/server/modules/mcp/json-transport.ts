@@ -1,5 +1,36 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type MessageExtraInfo,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const MESSAGE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * One message of a request body, as the SDK's transport reads it (`JSONRPCMessageSchema.parse`,
+ * which throws on an invalid one). A plain request or notification — `jsonrpc: "2.0"`, a method,
+ * a string or integer id or none, params an object without `_meta` or none, nothing else — is
+ * valid as it is, and is taken without the schema: its union of four strict objects costs more
+ * than the rest of reading the call. Anything else is the schema's to judge.
+ */
+export function jsonRpcMessageOf(value: unknown): JSONRPCMessage {
+  if (
+    isPlainObject(value) &&
+    value.jsonrpc === '2.0' &&
+    typeof value.method === 'string' &&
+    (!('id' in value) || typeof value.id === 'string' || Number.isSafeInteger(value.id)) &&
+    (!('params' in value) || (isPlainObject(value.params) && !('_meta' in value.params))) &&
+    Object.keys(value).every((key) => MESSAGE_KEYS.has(key))
+  ) {
+    return value as JSONRPCMessage;
+  }
+  return JSONRPCMessageSchema.parse(value);
+}
 
 /** A message the SDK's JSONRPCMessageSchema accepted that expects an answer (it has an id and a method). */
 export const isRequest = (message: JSONRPCMessage) => 'method' in message && 'id' in message;

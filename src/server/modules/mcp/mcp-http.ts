@@ -4,12 +4,12 @@ import {
   type IsomorphicHeaders,
   isInitializeRequest,
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiErrorBody } from '@/contracts/errors.js';
 import type { CoordinationDeps } from '../coordination/coordination.js';
 import { resolveToken } from '../coordination/tokens.js';
+import { jsonRpcMessageOf } from './json-transport.js';
 import { agentAuthInfo, coordinationMcpServer, MAX_MCP_BODY_BYTES, McpServerPool } from './mcp-server.js';
 
 /** What /mcp needs of the app (McpDeps satisfies it). */
@@ -136,7 +136,7 @@ export class McpEndpoint {
     }
     let messages: JSONRPCMessage[];
     try {
-      messages = (Array.isArray(raw) ? raw : [raw]).map((message) => JSONRPCMessageSchema.parse(message));
+      messages = (Array.isArray(raw) ? raw : [raw]).map(jsonRpcMessageOf);
     } catch {
       return rpcError(400, -32700, 'Parse error: Invalid JSON-RPC message');
     }
