@@ -46,7 +46,7 @@ const JSON_TYPE = 'application/json';
 const utf8 = new TextDecoder();
 
 /** The bearer token of an Authorization header, as `requireAgent` reads it. */
-export const bearerToken = (authorization: string | undefined) =>
+const bearerToken = (authorization: string | undefined) =>
   /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 
 const header = (req: IncomingMessage, name: string) => {
