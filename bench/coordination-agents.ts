@@ -130,6 +130,7 @@ export async function runTransport(
   await Promise.all(agents.map((agent, i) => cycle(agent, i, work, new Recorder())));
   const recorder = new Recorder();
   const cpuBefore = processCpuMs(serverPid);
+  const benchCpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + work.config.timeCapMs;
   let cycles = 0;
@@ -148,6 +149,7 @@ export async function runTransport(
   );
   const durationMs = performance.now() - started;
   const cpuAfter = processCpuMs(serverPid);
+  const benchCpu = process.cpuUsage(benchCpuBefore);
   const calls = Object.fromEntries(
     CALLS.map((call) => [call, summarize(recorder.samples.get(call) ?? [])]),
   ) as Record<Call, LatencySummary>;
@@ -169,5 +171,7 @@ export async function runTransport(
       cpuBefore === null || cpuAfter === null || everything.length === 0
         ? null
         : round((cpuAfter - cpuBefore) / everything.length, 3),
+    benchCpuMsPerCall:
+      everything.length === 0 ? null : round((benchCpu.user + benchCpu.system) / 1000 / everything.length, 3),
   };
 }

@@ -61,6 +61,8 @@ export interface TransportResult {
   serverCpuPercent: number | null;
   /** Server CPU time (all threads) per call, in ms. */
   serverCpuMsPerCall?: number | null;
+  /** The load generator's own CPU time (this process: the agents' clients) per call, in ms. */
+  benchCpuMsPerCall?: number | null;
 }
 
 /** The files of agent `i`: its own, and the shared one it also writes. */

@@ -57,12 +57,24 @@ export function printCoordination(result: CoordinationPartResult, config: Coordi
           call === 'all calls' ? int(t.callsPerSecond) : '',
           call === 'all calls' && t.serverCpuPercent !== null ? `${t.serverCpuPercent}%` : '',
           call === 'all calls' && t.serverCpuMsPerCall != null ? t.serverCpuMsPerCall.toFixed(2) : '',
+          call === 'all calls' && t.benchCpuMsPerCall != null ? t.benchCpuMsPerCall.toFixed(2) : '',
         ],
       ),
     );
     console.log(
       table(
-        ['transport  call', 'calls', 'p50', 'p90', 'p99', 'max', 'calls/s', 'srv CPU', 'CPU ms/call'],
+        [
+          'transport  call',
+          'calls',
+          'p50',
+          'p90',
+          'p99',
+          'max',
+          'calls/s',
+          'srv CPU',
+          'CPU ms/call',
+          'gen ms/call',
+        ],
         rows,
       ),
     );

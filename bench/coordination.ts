@@ -138,6 +138,7 @@ function report(result: TransportResult | undefined) {
   console.log(
     `  ${result.transport.padEnd(4)} ${result.cycles} cycles, ${result.callsPerSecond} calls/s; ${CALLS.map(call).join('; ')}` +
       (result.serverCpuMsPerCall != null ? `; server CPU ${result.serverCpuMsPerCall} ms/call` : '') +
+      (result.benchCpuMsPerCall != null ? `; load generator CPU ${result.benchCpuMsPerCall} ms/call` : '') +
       (result.errors ? `; ${result.errors} errors ${JSON.stringify(result.errorKinds)}` : ''),
   );
 }

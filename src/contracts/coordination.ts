@@ -34,6 +34,21 @@ export type PostStatus = (typeof POST_STATUSES)[number];
 export const MAX_FILE_PATHS = 1000;
 export const MAX_MESSAGE_CHARS = 500;
 
+export const MAX_LOCK_PATH_CHARS = 4096;
+export const MAX_REPO_URL_CHARS = 2048;
+export const MAX_BRANCH_CHARS = 255;
+
+/** A lock path as git names it: `\\` read as `/`, empty and `.` segments dropped. */
+export const normalizeLockPath = (value: string) =>
+  value
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
+    .join('/');
+
+/** A normalized path with a `..` segment. */
+export const leavesRepository = (normalized: string) => normalized.split('/').includes('..');
+
 /**
  * A repository-relative file path, as git names it: `./` and repeated slashes are dropped; an absolute
  * path or a `..` segment is refused (a lock must name a file of the repository).
@@ -41,16 +56,10 @@ export const MAX_MESSAGE_CHARS = 500;
 export const lockPathSchema = z
   .string()
   .min(1)
-  .max(4096)
-  .transform((value) =>
-    value
-      .replace(/\\/g, '/')
-      .split('/')
-      .filter((part) => part !== '' && part !== '.')
-      .join('/'),
-  )
+  .max(MAX_LOCK_PATH_CHARS)
+  .transform((value) => normalizeLockPath(value))
   .refine((value) => value !== '', 'A file path is required')
-  .refine((value) => !value.split('/').includes('..'), 'A file path may not leave the repository');
+  .refine((value) => !leavesRepository(value), 'A file path may not leave the repository');
 
 const filePaths = z
   .array(lockPathSchema)
@@ -58,25 +67,27 @@ const filePaths = z
   .transform((paths) => [...new Set(paths)]);
 
 /** A commit id: 7 to 64 hex digits (abbreviated or full; SHA-1 or SHA-256). */
+export const COMMIT_ID = /^[0-9a-fA-F]{7,64}$/;
+
 const commitId = z
   .string()
   .trim()
-  .regex(/^[0-9a-fA-F]{7,64}$/, 'Must be a commit id (7 to 64 hex digits)')
+  .regex(COMMIT_ID, 'Must be a commit id (7 to 64 hex digits)')
   .transform((value) => value.toLowerCase());
 
 /** What git refuses in a branch name (check-ref-format), control characters included. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: git refuses control characters in ref names.
-const BAD_BRANCH = /[\s~^:?*[\\\u0000-\u001f\u007f]|\.\.|@\{|\/\/|\.lock$|\/$/;
+export const BAD_BRANCH = /[\s~^:?*[\\\u0000-\u001f\u007f]|\.\.|@\{|\/\/|\.lock$|\/$/;
 
 const branchName = z
   .string()
   .trim()
   .min(1, 'branch is required')
-  .max(255)
+  .max(MAX_BRANCH_CHARS)
   .refine((value) => !value.startsWith('-') && !BAD_BRANCH.test(value), 'Not a valid branch name');
 
 const common = {
-  repo_url: z.string().trim().min(1, 'repo_url is required').max(2048),
+  repo_url: z.string().trim().min(1, 'repo_url is required').max(MAX_REPO_URL_CHARS),
   branch: branchName,
   agent_head: commitId.optional(),
 };

@@ -5,12 +5,13 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
-import { secureHeaders } from 'hono/secure-headers';
 import type { ApiErrorBody } from '../contracts/errors.js';
 import type { AppDeps, AppEnv } from './deps.js';
+import { declaredLength, MAX_BODY_BYTES } from './http/body-size.js';
+import { errorAnswer } from './http/error-answer.js';
 import { type HostRules, hostCheck, hostRulesFor } from './http/host-check.js';
 import { checkOrigin, requireSession, SESSION_COOKIE } from './http/middleware.js';
+import { appSecureHeaders } from './http/secure-headers.js';
 import { AppError } from './lib/errors.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { coordinationRoutes, projectLocksRoutes } from './modules/coordination/coordination.routes.js';
@@ -33,7 +34,7 @@ import { docsRoutes } from './openapi/docs.routes.js';
 import { healthRoutes } from './openapi/health.routes.js';
 import { apiRouter } from './openapi/route.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES };
 
 export interface AppOptions {
   /** Built web app to serve (dist/web); omitted in API-only tests. */
@@ -64,24 +65,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   // Then: nothing runs for a request addressed to a foreign host (DNS rebinding).
   app.use('*', hostCheck(hosts));
 
-  // Built at the first request: the base domain is known once the server listens. The services
-  // panel frames previews, which live on the base domain's subdomains (their own origins).
+  // Built at the first request: the base domain is known once the server listens.
   let headers: MiddlewareHandler | undefined;
   app.use('*', (c, next) => {
-    headers ??= secureHeaders({
-      contentSecurityPolicy: {
-        defaultSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        frameSrc: ["'self'", `http://*.${baseDomain()}:*`, `https://*.${baseDomain()}:*`],
-        frameAncestors: ["'none'"],
-      },
-      crossOriginEmbedderPolicy: false,
-      // A route may set a stricter or looser header of its own: the API reference page adds its
-      // inline script's nonce to script-src (openapi/docs.routes.ts).
-      overwrite: false,
-    });
+    headers ??= appSecureHeaders(baseDomain());
     return headers(c, next);
   });
 
@@ -163,20 +150,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   }
 
   app.onError((error, c) => {
-    if (error instanceof AppError) {
-      if (error.code === 'RATE_LIMITED' && typeof error.details.retryAfter === 'number') {
-        c.header('Retry-After', String(error.details.retryAfter));
-      }
-      return c.json<ApiErrorBody>(
-        { error: error.code, message: error.message, ...error.details },
-        error.status as 400,
-      );
-    }
-    if (error instanceof HTTPException && error.status < 500) {
-      return c.json<ApiErrorBody>({ error: 'VALIDATION_ERROR', message: error.message }, error.status);
-    }
-    deps.logger.error('unhandled error', { method: c.req.method, path: c.req.path, error });
-    return c.json<ApiErrorBody>({ error: 'INTERNAL_ERROR', message: 'Something went wrong' }, 500);
+    const answer = errorAnswer(error, deps.logger, { method: c.req.method, path: c.req.path });
+    for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
+    return c.json<ApiErrorBody>(answer.body, answer.status as 400);
   });
 
   app.notFound((c) => c.json<ApiErrorBody>({ error: 'NOT_FOUND', message: 'Not found' }, 404));
@@ -228,10 +204,4 @@ export function protectedApi(
   api.use('*', requireSession(deps));
   for (const [path, router] of routers) api.route(path, router);
   return api;
-}
-
-/** The body's length a request declares, or null when it is chunked or says none (or nonsense). */
-function declaredLength(contentLength: string | undefined, transferEncoding: string | undefined) {
-  if (transferEncoding !== undefined || contentLength === undefined) return null;
-  return /^\d{1,15}$/.test(contentLength.trim()) ? Number(contentLength) : null;
 }

@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { AppDeps } from '../deps.js';
+import { mcpEndpointOf } from '../modules/mcp/mcp-http.js';
+import { agentRequests } from './agent-requests.js';
 import type { HostRules } from './host-check.js';
 import { serviceRequests } from './service-requests.js';
 import { serviceUpgrades } from './service-upgrades.js';
@@ -8,8 +10,10 @@ import { serviceUpgrades } from './service-upgrades.js';
 type Fetch = Parameters<typeof getRequestListener>[0];
 
 /**
- * The app's node HTTP server (not yet listening): services' requests and WebSockets go straight
- * to the service proxy once they pass its checks; everything else is the app's (`fetch`).
+ * The app's node HTTP server (not yet listening): agents' calls (check_status, post_status, MCP)
+ * are answered below the app when everything they need checks out, services' requests and
+ * WebSockets go straight to the service proxy once they pass its checks; everything else is the
+ * app's (`fetch`).
  */
 export function createAppServer(
   deps: AppDeps,
@@ -18,7 +22,9 @@ export function createAppServer(
   options: { hostname?: string } = {},
 ): Server {
   const app = getRequestListener(fetch, options.hostname ? { hostname: options.hostname } : {});
-  const server = createServer(serviceRequests(deps, hosts, app));
+  const server = createServer(
+    agentRequests(deps, hosts, fetch, mcpEndpointOf(deps), serviceRequests(deps, hosts, app)),
+  );
   server.on('upgrade', serviceUpgrades(deps, hosts));
   return server;
 }

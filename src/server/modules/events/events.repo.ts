@@ -12,10 +12,29 @@ export interface EventRow {
   createdAt: Date;
 }
 
-/** One multi-row INSERT for a whole batch. */
+/**
+ * One INSERT for a whole batch, its rows as one JSON parameter the database unpacks: a multi-row
+ * VALUES list costs five bound parameters per event to build, send and parse, and 50 agents posting
+ * their locks append a thousand events a second.
+ */
 export async function insertEvents(db: Db, rows: EventRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.insert(events).values(rows).onConflictDoNothing();
+  const batch = JSON.stringify(
+    rows.map((row) => ({
+      stream: row.stream,
+      seq: row.seq,
+      run_id: row.runId,
+      type: row.type,
+      data: row.data,
+      created_at: row.createdAt,
+    })),
+  );
+  await db.execute(sql`
+    INSERT INTO ${events} (stream, seq, run_id, type, data, created_at)
+    SELECT stream, seq, run_id, type, data, created_at
+    FROM jsonb_to_recordset(${batch}::jsonb)
+      AS batch(stream text, seq bigint, run_id uuid, type text, data jsonb, created_at timestamptz)
+    ON CONFLICT DO NOTHING`);
 }
 
 export async function maxSeq(db: Db, stream: string): Promise<number> {

@@ -1,7 +1,6 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   checkStatusResponseSchema,
@@ -12,6 +11,7 @@ import {
 import { AppError } from '@/server/lib/errors.js';
 import { type CoordinationDeps, checkStatus, postStatus } from '../coordination/coordination.js';
 import type { Agent } from '../coordination/tokens.js';
+import { JsonExchangeTransport } from './json-transport.js';
 
 /** The largest JSON-RPC message accepted (a post of 1,000 paths fits many times over). */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -89,33 +89,40 @@ export function coordinationMcpServer(deps: CoordinationDeps, version: string): 
 /** Servers at most kept idle; more only under a burst of concurrent requests. */
 const MAX_IDLE_SERVERS = 64;
 
+interface Connected {
+  server: McpServer;
+  transport: JsonExchangeTransport;
+}
+
 /**
  * MCP servers for stateless requests, reused: building one (its tools, their schemas) costs more
- * than the call it answers. Each request gets a server no other request holds, connected to its
- * own transport, and gives it back once closed (the SDK supports close() then connect()).
+ * than the call it answers, and so did connecting and closing it per request. Each server is
+ * connected once to a transport of its own (json-transport.ts); each request gets a server no
+ * other request holds, and gives it back once answered.
  */
 export class McpServerPool {
-  readonly #idle: McpServer[] = [];
+  readonly #idle: Connected[] = [];
 
   constructor(private readonly create: () => McpServer) {}
 
-  async handle(request: Request, authInfo: AuthInfo): Promise<Response> {
-    const server = this.#idle.pop() ?? this.create();
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: MAX_MCP_BODY_BYTES,
-    });
+  /** The answers to the requests among `messages` (none when there are only notifications). */
+  async exchange(messages: readonly JSONRPCMessage[], extra: MessageExtraInfo): Promise<JSONRPCMessage[]> {
+    const connected = this.#idle.pop() ?? (await this.#connect());
     let reusable = false;
     try {
-      await server.connect(transport);
-      const response = await transport.handleRequest(request, { authInfo });
+      const answers = await connected.transport.exchange(messages, extra);
       reusable = true;
-      return response;
+      return answers;
     } finally {
-      // JSON mode answers once everything is handled: nothing of this request is left to stream.
-      await server.close();
-      if (reusable && this.#idle.length < MAX_IDLE_SERVERS) this.#idle.push(server);
+      if (reusable && this.#idle.length < MAX_IDLE_SERVERS) this.#idle.push(connected);
+      else await connected.server.close();
     }
+  }
+
+  async #connect(): Promise<Connected> {
+    const server = this.create();
+    const transport = new JsonExchangeTransport();
+    await server.connect(transport);
+    return { server, transport };
   }
 }

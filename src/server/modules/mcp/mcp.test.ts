@@ -1,20 +1,28 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveAsMain } from '@/server/http/testing/served-app.js';
+import type { TestApp } from '@/server/testing/test-app.js';
 import { createMemoryLockStore } from '../coordination/memory-lock-store.js';
 import { branchHead, fx, newAgent, useCoordinationApp } from '../coordination/testing/fixture.js';
 import { serveOnSocket } from '../events/testing/sse-client.js';
 
 const memoryStore = createMemoryLockStore;
 
+/** The app served by Hono's node server alone, and as main.ts serves it (POSTs answered below Hono). */
+const servers = [
+  ['the app’s route', (t: TestApp) => serveOnSocket(t.app)],
+  ['the node server', (t: TestApp) => serveAsMain(t)],
+] as const;
+
 /** MCP at /mcp over a real socket, with the SDK's own client (issue 9 item 3). */
-describe('MCP at /mcp', () => {
+describe.each(servers)('MCP at /mcp, answered by %s', (_name, serve) => {
   useCoordinationApp(memoryStore);
   let server: { url: string; close(): Promise<void> };
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    server = await serveOnSocket(fx.t.app);
+    server = await serve(fx.t);
   });
   afterAll(async () => {
     for (const client of clients) await client.close();

@@ -32,6 +32,23 @@ describe('readBranchHead', () => {
     expect(await bothSay('main')).not.toBe(main);
   });
 
+  it('follows a branch moved, moved back and deleted after it was read', async () => {
+    const first = await head(t.repo);
+    expect(await bothSay('main')).toBe(first);
+    await git(['commit', '--quiet', '--allow-empty', '-m', 'second'], { cwd: t.repo });
+    const second = await head(t.repo);
+    expect(await bothSay('main')).toBe(second);
+    // Back to the first commit: a ref file of the same size, renamed over the other.
+    await git(['update-ref', 'refs/heads/main', first], { cwd: t.repo });
+    expect(await bothSay('main')).toBe(first);
+    await git(['update-ref', 'refs/heads/main', second], { cwd: t.repo });
+    expect(await bothSay('main')).toBe(second);
+    await git(['branch', 'gone'], { cwd: t.repo });
+    expect(await bothSay('gone')).toBe(second);
+    await git(['branch', '-D', 'gone'], { cwd: t.repo });
+    expect(await bothSay('gone')).toBeNull();
+  });
+
   it('answers null for no such branch, and follows a symbolic ref through git', async () => {
     await git(['branch', 'feature/x'], { cwd: t.repo });
     expect(await bothSay('nope')).toBeNull();

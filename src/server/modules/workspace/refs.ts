@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { type BigIntStats, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '@/server/lib/errors.js';
 import { GitError, gitText } from '@/server/lib/git.js';
 import { GitObjectsError, objectInfo } from '@/server/lib/git-objects.js';
+import { LruCache } from '@/server/lib/lru-cache.js';
 
 /**
  * Refuses revisions and branch names that git would read as options. Callers pass names
@@ -31,14 +32,56 @@ async function readText(file: string): Promise<string | null> {
   }
 }
 
+/** A loose ref file as last read, and what identified the file then. */
+interface ReadRef {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  text: string;
+}
+
+const readRefs = new LruCache<string, ReadRef>(1000);
+
 /**
- * A loose ref: one line of 41 bytes, read on every coordination call. Read synchronously: a
- * promised read costs about ten times the CPU (open, stat, read and close each a round trip
- * through libuv's pool) of this one system call of a few microseconds on a file the page cache holds.
+ * A loose ref: one line of 41 bytes, asked for on every coordination call. Synchronous: a promised
+ * read costs about ten times the CPU (open, stat, read and close each a round trip through libuv's
+ * pool) of these system calls on a file the page cache holds. A file seen before with the same inode,
+ * size and change times is not read again (one `stat`, not open, read and close): git moves a ref by
+ * renaming a new file over it (a new inode), and any write changes the times.
  */
 function readRefSync(file: string): string | null {
+  let stats: BigIntStats | undefined;
   try {
-    return readFileSync(file, 'utf8');
+    stats = statSync(file, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    stats = undefined;
+  }
+  if (!stats?.isFile()) {
+    readRefs.delete(file);
+    return null;
+  }
+  const known = readRefs.get(file);
+  if (
+    known &&
+    known.ino === stats.ino &&
+    known.size === stats.size &&
+    known.mtimeNs === stats.mtimeNs &&
+    known.ctimeNs === stats.ctimeNs
+  ) {
+    return known.text;
+  }
+  try {
+    // Read after the stat: a file replaced in between is read again next time (its inode differs).
+    const text = readFileSync(file, 'utf8');
+    readRefs.set(file, {
+      ino: stats.ino,
+      size: stats.size,
+      mtimeNs: stats.mtimeNs,
+      ctimeNs: stats.ctimeNs,
+      text,
+    });
+    return text;
   } catch {
     return null;
   }
