@@ -166,10 +166,15 @@ describe('the board list', () => {
       etag = res.headers.get('etag') ?? '';
       expect((await revalidate(client, projectId, etag)).status).toBe(304);
     }
-    // Three versions listed, one list kept; a search is another.
+    // Three versions listed, one list kept; a search is another, and so are whole tasks.
     expect(cachedListCount(db, projectId)).toBe(1);
     await client.get(listUrl(projectId, '&q=mover'));
     expect(cachedListCount(db, projectId)).toBe(2);
+    const full = async () => (await client.get<{ tasks: Task[] }>(listUrl(projectId, '&view=full'))).body;
+    expect((await full()).tasks[0]?.title).toBe('Mover');
+    await client.patch(`/api/tasks/${task.id}`, { title: 'Renamed' });
+    expect((await full()).tasks[0]?.title).toBe('Renamed');
+    expect(cachedListCount(db, projectId)).toBe(3);
   });
 
   it('costs one statement once cached: the board version (the session was found within the second)', async () => {
