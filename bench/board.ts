@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import type { Task, TaskCard, TaskCategory, TaskPriority } from '../src/contracts/tasks.js';
-import { type Aim, intEnv, summarizeLog } from './lib/common.js';
-import { int, ms, table } from './lib/format.js';
+import { intEnv, summarizeLog } from './lib/common.js';
+import { int, ms } from './lib/format.js';
 import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
 import { redactUrl } from './lib/postgres.js';
@@ -54,6 +54,9 @@ const DESCRIPTION =
   'As a user I want the board to stay responsive with many cards, so that I can plan a release ' +
   'without waiting. Acceptance: the list loads quickly, moves are saved at once, nothing is lost.';
 const PASSWORD = 'correct horse battery staple';
+
+/** Microseconds on the monotonic clock, which V8's CPU profiles (startTime, timeDeltas) also use. */
+const monotonicUs = () => process.hrtime.bigint() / 1000n;
 
 const loadAverage = async () => (await import('node:os')).loadavg().map((value) => round(value, 2));
 
@@ -128,8 +131,9 @@ export async function benchBoard(
       label: string,
       expect: number,
       send: (worker: number) => Promise<number>,
-    ) =>
-      runScenario({
+    ) => {
+      const from = monotonicUs();
+      const done = runScenario({
         name,
         label,
         requests: config.requests,
@@ -140,6 +144,11 @@ export async function benchBoard(
         serverPid: server.pid,
         send,
       });
+      // The scenario's part of the server's CPU profile: the profile's clock is this one.
+      if (process.env.BENCH_CPU_PROF)
+        void done.then(() => console.log(`  ${name}: CPU profile window ${from}..${monotonicUs()} µs`));
+      return done;
+    };
     const scenarios: ScenarioResult[] = [];
     const measure = async (result: Promise<ScenarioResult>) => {
       const done = await result;
@@ -230,61 +239,4 @@ export async function benchBoard(
     agent.destroy();
     await bench.stop();
   }
-}
-
-export function printBoard(result: BoardDbResult, config: BoardConfig): void {
-  const title = result.database === 'pglite' ? 'PGlite' : 'PostgreSQL';
-  if (result.status === 'skipped') {
-    console.log(`\n${title}: skipped — ${result.reason}`);
-    return;
-  }
-  console.log(
-    `\n${title} — board of ${int(config.tasks)} tasks, ${config.clients} clients; one list is ` +
-      `${int(result.bytes.json)} bytes (${int(result.bytes.gzip)} gzipped, whole tasks ${int(result.bytes.full)}); ` +
-      `load average ${result.loadAverage.start.join(' ')} → ${result.loadAverage.end.join(' ')}`,
-  );
-  console.log(
-    table(
-      ['scenario', 'ok', 'err', 'p50', 'p90', 'p99', 'max', 'req/s', 'srv CPU'],
-      result.scenarios.map((s) => [
-        `${s.name}  ${s.label}`,
-        int(s.ok),
-        int(s.errors),
-        ms(s.latency.p50),
-        ms(s.latency.p90),
-        ms(s.latency.p99),
-        ms(s.latency.max),
-        int(s.throughput),
-        s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
-      ]),
-    ),
-  );
-  const { fresh, notModified, writes } = result.changing;
-  console.log(`  changing: ${writes} moves; ${int(fresh)} answers were 200, ${int(notModified)} were 304`);
-  for (const entry of result.serverLog.slice(0, 5))
-    console.log(`  server log ×${entry.count}: ${entry.line}`);
-}
-
-export function boardAims(results: readonly BoardDbResult[], config: BoardConfig): Aim[] {
-  const aims: Aim[] = [];
-  for (const result of results) {
-    if (result.status !== 'ok') continue;
-    const db = result.database === 'pglite' ? 'PGlite' : 'PostgreSQL';
-    // The aim holds on PostgreSQL for what a browser sends (gzip accepted, its ETag sent back);
-    // PGlite's figures, and the list without gzip (155 kB an answer), are shown for reference.
-    for (const name of ['list-gzip', 'list-304', 'changing', 'list'] as const) {
-      const s = result.scenarios.find((entry) => entry.name === name);
-      if (!s) continue;
-      const binding = result.database === 'postgres' && name !== 'list';
-      aims.push({
-        name: `${db} board ${name} p99 (${int(config.tasks)} tasks, ${config.clients} clients)${binding ? '' : ', for reference'}`,
-        target: `< ${BOARD_AIMS.listP99Ms} ms`,
-        actual: s.latency.p99,
-        unit: 'ms',
-        met: s.latency.p99 < BOARD_AIMS.listP99Ms,
-        part: 'board',
-      });
-    }
-  }
-  return aims;
 }

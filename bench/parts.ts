@@ -1,7 +1,8 @@
 // Every part of `npm run bench`, in the order they run: how each one runs, prints its report and
 // writes its figures to the results file. Adding a part is one entry in BENCH_PARTS (and its name in
 // Aim['part']).
-import { type BoardDbResult, benchBoard, boardAims, boardConfig, printBoard } from './board.js';
+import { type BoardDbResult, benchBoard, boardConfig } from './board.js';
+import { boardAims, printBoard } from './board-report.js';
 import { benchCoordinationServer, type CoordinationServerResult } from './coordination.js';
 import { coordinationConfig, type StoreKind } from './coordination-config.js';
 import { type CoordinationPartResult, coordinationAims, printCoordination } from './coordination-report.js';

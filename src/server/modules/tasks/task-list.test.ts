@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task, TaskCard } from '@/contracts/tasks.js';
 import { pipelineRuns } from '@/server/db/schema.js';
 import { createTestApp, signedInClient, type TestApp, type TestClient } from '@/server/testing/test-app.js';
+import { cachedListCount } from './task-list.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -149,6 +150,31 @@ describe('the board list', () => {
     await client.delete(`/api/tasks/${other.id}`);
     await changed('delete');
     expect((await revalidate(client, projectId, afterRun)).status).toBe(200);
+  });
+
+  it('keeps one list per project and filters, the newest: a write makes the next list fresh', async () => {
+    const { client, projectId } = await signedInClient(t.app);
+    const { body: task } = await client.post<Task>('/api/tasks', { projectId, title: 'Mover' });
+    const db = t.database.db;
+    let etag = await etagOf(client, projectId);
+    for (const status of ['spec', 'backlog', 'spec'] as const) {
+      await client.patch(`/api/tasks/${task.id}/status`, { status });
+      const res = await revalidate(client, projectId, etag);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('etag')).not.toBe(etag);
+      expect((res.body as { tasks: TaskCard[] }).tasks[0]?.status).toBe(status);
+      etag = res.headers.get('etag') ?? '';
+      expect((await revalidate(client, projectId, etag)).status).toBe(304);
+    }
+    // Three versions listed, one list kept; a search is another, and so are whole tasks.
+    expect(cachedListCount(db, projectId)).toBe(1);
+    await client.get(listUrl(projectId, '&q=mover'));
+    expect(cachedListCount(db, projectId)).toBe(2);
+    const full = async () => (await client.get<{ tasks: Task[] }>(listUrl(projectId, '&view=full'))).body;
+    expect((await full()).tasks[0]?.title).toBe('Mover');
+    await client.patch(`/api/tasks/${task.id}`, { title: 'Renamed' });
+    expect((await full()).tasks[0]?.title).toBe('Renamed');
+    expect(cachedListCount(db, projectId)).toBe(3);
   });
 
   it('costs one statement once cached: the board version (the session was found within the second)', async () => {
