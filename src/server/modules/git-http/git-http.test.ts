@@ -79,6 +79,14 @@ describe('git smart HTTP at /git/<projectId>.git', () => {
     await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/agent/work'], clone);
     const branches = (await run('git', ['branch', '--list', 'agent/work'], { cwd: fx.repo })).stdout;
     expect(branches).toContain('agent/work');
+    // Announced just after the push's answer: wait for it, so that the next test counts from here.
+    await expect
+      .poll(async () =>
+        (await fx.t.deps.events.replay(`project:${fx.projectId}`, 0)).some(
+          (event) => event.type === 'head-moved' && event.data.branch === 'agent/work',
+        ),
+      )
+      .toBe(true);
   });
 
   it('says on the project stream which branches a push moved (head-moved), and nothing for a fetch', async () => {
