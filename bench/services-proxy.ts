@@ -295,7 +295,18 @@ export function servicesAims(result: ServicesResult): Aim[] {
         part: 'services' as const,
       },
       {
-        name: `service proxy (${way}) added p99`,
+        // What the proxy adds to a request: at a fixed rate below capacity (open loop). Saturated,
+        // a closed loop's latency is clients ÷ throughput, so its p99 difference is the queueing
+        // of the throughput ratio above; shown for reference.
+        name: `service proxy (${way}) added p99 at ${result.paced.ratePerSecond} req/s (open loop)`,
+        target: `< ${SERVICES_AIMS.addedP99Ms} ms`,
+        actual: result.paced.added[way].addedP99Ms,
+        unit: 'ms',
+        met: result.paced.added[way].addedP99Ms < SERVICES_AIMS.addedP99Ms,
+        part: 'services' as const,
+      },
+      {
+        name: `service proxy (${way}) added p99 saturated (closed loop), for reference`,
         target: `< ${SERVICES_AIMS.addedP99Ms} ms`,
         actual: cost.addedP99Ms,
         unit: 'ms',
