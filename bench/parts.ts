@@ -19,13 +19,8 @@ import { benchPipeline } from './pipeline/bench-pipeline.js';
 import { pipelineConfig } from './pipeline/config.js';
 import { pipelineAims, printPipeline } from './pipeline/report.js';
 import type { PipelineDbResult } from './pipeline/result.js';
-import {
-  benchServices,
-  printServices,
-  type ServicesResult,
-  servicesAims,
-  servicesConfig,
-} from './services-proxy.js';
+import { servicesAims } from './services-aims.js';
+import { benchServices, printServices, type ServicesResult, servicesConfig } from './services-proxy.js';
 import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from './sse-flood.js';
 
 const pipelineSettings = pipelineConfig();
