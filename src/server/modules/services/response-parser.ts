@@ -78,11 +78,9 @@ export class ResponseParser {
       case 'head':
         return this.readHead(chunk);
       case 'length': {
-        const take = Math.min(this.remaining, chunk.length);
-        this.remaining -= take;
-        this.sink.data(take === chunk.length ? chunk : chunk.subarray(0, take));
+        const rest = this.relay(chunk);
         if (this.remaining === 0) this.complete();
-        return take === chunk.length ? null : chunk.subarray(take);
+        return rest;
       }
       case 'chunk-size': {
         const line = this.line(chunk);
@@ -94,11 +92,9 @@ export class ResponseParser {
         return line.rest;
       }
       case 'chunk-data': {
-        const take = Math.min(this.remaining, chunk.length);
-        this.remaining -= take;
-        this.sink.data(take === chunk.length ? chunk : chunk.subarray(0, take));
+        const rest = this.relay(chunk);
         if (this.remaining === 0) this.state = 'chunk-end';
-        return take === chunk.length ? null : chunk.subarray(take);
+        return rest;
       }
       case 'chunk-end': {
         const line = this.line(chunk);
@@ -120,6 +116,14 @@ export class ResponseParser {
       case 'done':
         return fail('bytes after the answer');
     }
+  }
+
+  /** Hands on up to `remaining` body bytes of `chunk`; answers what follows them, or null. */
+  private relay(chunk: Buffer): Buffer | null {
+    const take = Math.min(this.remaining, chunk.length);
+    this.remaining -= take;
+    this.sink.data(take === chunk.length ? chunk : chunk.subarray(0, take));
+    return take === chunk.length ? null : chunk.subarray(take);
   }
 
   /** A CRLF-ended line (without it) and what follows, or null while it is incomplete. */
