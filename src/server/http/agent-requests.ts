@@ -4,6 +4,7 @@ import type { getRequestListener } from '@hono/node-server';
 import type { z } from 'zod';
 import { checkStatusSchema, postStatusSchema } from '@/contracts/coordination.js';
 import type { AppDeps } from '../deps.js';
+import { bearerToken } from '../lib/bearer.js';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../lib/validate.js';
 import { checkStatus, postStatus } from '../modules/coordination/coordination.js';
 import { quickCheckStatusInput, quickPostStatusInput } from '../modules/coordination/quick-input.js';
@@ -44,10 +45,6 @@ const JSON_TYPE = 'application/json';
 
 /** The decoding of a web Request's `text()` (a byte-order mark dropped, bad bytes replaced). */
 const utf8 = new TextDecoder();
-
-/** The bearer token of an Authorization header, as `requireAgent` reads it. */
-const bearerToken = (authorization: string | undefined) =>
-  /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 
 const header = (req: IncomingMessage, name: string) => {
   const value = req.headers[name];

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { AppDeps, AppEnv } from '../deps.js';
+import { bearerToken } from '../lib/bearer.js';
 import { AppError } from '../lib/errors.js';
 import { resolveSession } from '../modules/auth/auth.js';
 import { resolveToken } from '../modules/coordination/tokens.js';
@@ -67,8 +68,8 @@ export function requireAgent(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const authorization = c.req.header('authorization');
     if (authorization !== undefined) {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      const agent = match?.[1] ? await resolveToken(deps.db, match[1], deps.now()) : null;
+      const token = bearerToken(authorization);
+      const agent = token ? await resolveToken(deps.db, token, deps.now()) : null;
       if (!agent) throw new AppError('UNAUTHORIZED', 'Unknown or revoked agent token');
       c.set('agent', agent);
       return next();

@@ -1,4 +1,5 @@
 import type { Db } from '@/server/db/client.js';
+import { bearerToken } from '@/server/lib/bearer.js';
 import type { Agent } from '../coordination/tokens.js';
 import { resolveToken } from '../coordination/tokens.js';
 import { findOwnedProject, type ProjectRow } from '../projects/projects.repo.js';
@@ -6,8 +7,8 @@ import { findOwnedProject, type ProjectRow } from '../projects/projects.repo.js'
 /** The token of `Authorization: Basic <user:token>` (any user name) or `Bearer <token>`. */
 export function tokenOf(authorization: string | undefined): string | null {
   if (!authorization) return null;
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (bearer?.[1]) return bearer[1];
+  const bearer = bearerToken(authorization);
+  if (bearer) return bearer;
   const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
   if (!basic?.[1]) return null;
   const decoded = Buffer.from(basic[1], 'base64').toString('utf8');

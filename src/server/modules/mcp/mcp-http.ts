@@ -7,6 +7,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiErrorBody } from '@/contracts/errors.js';
+import { bearerToken } from '@/server/lib/bearer.js';
 import type { CoordinationDeps } from '../coordination/coordination.js';
 import { resolveToken } from '../coordination/tokens.js';
 import { jsonRpcMessageOf } from './json-transport.js';
@@ -89,7 +90,7 @@ export class McpEndpoint {
         message: 'Cross-origin request refused',
       } satisfies ApiErrorBody);
     }
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(incoming.header('authorization') ?? '')?.[1];
+    const token = bearerToken(incoming.header('authorization'));
     const agent = token ? await resolveToken(this.deps.db, token, this.deps.now()) : null;
     if (!token || !agent) {
       return json(

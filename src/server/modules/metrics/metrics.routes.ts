@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Registry } from 'prom-client';
 import type { AppDeps } from '@/server/deps.js';
+import { bearerToken } from '@/server/lib/bearer.js';
 import { AppError } from '@/server/lib/errors.js';
 import { apiRoute, apiRouter } from '@/server/openapi/route.js';
 import { createMetricsRegistry, metricsSnapshot, tokenMatches } from './metrics.js';
@@ -34,7 +35,7 @@ const metrics = apiRoute(
 export function metricsRoutes(deps: AppDeps, token: string | undefined) {
   let registry: Promise<Registry> | undefined;
   return apiRouter().openapi(metrics, async (c) => {
-    const presented = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    const presented = bearerToken(c.req.header('authorization'));
     if (!token || !presented || !tokenMatches(presented, token)) {
       throw new AppError('NOT_FOUND', 'No such API route');
     }
