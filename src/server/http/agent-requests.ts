@@ -14,7 +14,7 @@ import { declaredLength, MAX_BODY_BYTES } from './body-size.js';
 import { errorAnswer } from './error-answer.js';
 import { type HostRules, isOwnHost } from './host-check.js';
 import { isCrossOriginWrite } from './middleware.js';
-import { secureHeaderPairs } from './secure-headers.js';
+import { writeAnswer } from './raw-answer.js';
 
 type Fetch = Parameters<typeof getRequestListener>[0];
 
@@ -62,29 +62,6 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
       if (!req.complete) reject(new Error('request aborted'));
     });
   });
-}
-
-/** The security headers, flat (`[name, value, name, value …]`) for `writeHead`, per base domain. */
-const flatSecureHeaders = new Map<string, string[]>();
-
-/** Writes an answer with the app's security headers, as the app's own answers carry them. */
-async function writeAnswer(
-  res: ServerResponse,
-  baseDomain: string,
-  status: number,
-  headers: Record<string, string>,
-  body: string | null,
-): Promise<void> {
-  let secure = flatSecureHeaders.get(baseDomain);
-  if (!secure) {
-    secure = (await secureHeaderPairs(baseDomain)).flat();
-    flatSecureHeaders.set(baseDomain, secure);
-  }
-  const all = [...secure];
-  for (const name in headers) all.push(name, headers[name] as string);
-  all.push('content-length', body === null ? '0' : String(Buffer.byteLength(body)));
-  res.writeHead(status, all);
-  res.end(body ?? undefined);
 }
 
 /** Hands a request whose body was read to the app, as a web Request, and writes what it answers. */
