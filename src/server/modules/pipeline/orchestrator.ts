@@ -92,17 +92,17 @@ export class Orchestrator {
       );
     }
     // A run already active on the task is refused by the database (one active run per task): one query fewer.
-    const row = await this.slots.take(userId, async () => {
-      try {
-        return await this.transitions.start(
-          { taskId, projectId: task.projectId },
-          { provider, agentConfigs: agentConfigsOf(options), cursor: FIRST_CURSOR },
-        );
-      } catch (error) {
-        if (isUniqueViolation(error)) throw pipelineActive();
-        throw error;
-      }
-    });
+    let row: RunRow;
+    try {
+      row = await this.transitions.start(
+        { taskId, projectId: task.projectId },
+        { provider, agentConfigs: agentConfigsOf(options), cursor: FIRST_CURSOR },
+        this.slots.for(userId),
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw pipelineActive();
+      throw error;
+    }
     this.launch(row, userId, resolved);
     this.deps.logger.info('pipeline started', { taskId, runId: row.id, provider });
     return { runId: row.id };
@@ -146,10 +146,11 @@ export class Orchestrator {
     const configs = options.agents ? agentConfigsOf(options) : (run.agentConfigs ?? AGENT_CONFIGS);
     await assertRetryWithinBudget(this.deps.db, run, task.projectId, configs);
     const ref = { runId: run.id, taskId, projectId: task.projectId };
-    const updated = await this.slots.take(
-      userId,
-      () => this.transitions.resume(ref, { ...cursor, retryCount }, configs),
-      run.id,
+    const updated = await this.transitions.resume(
+      ref,
+      { ...cursor, retryCount },
+      configs,
+      this.slots.for(userId, run.id),
     );
     if (!updated) throw new AppError('INVALID_PIPELINE_STATE', 'Only a paused pipeline can be retried');
     const delay = costsAttempt ? this.backoffBaseMs * 2 ** (retryCount - 1) : 0;
@@ -200,8 +201,10 @@ export class Orchestrator {
       ? [...run.feedback, { text: input.feedback, at: this.deps.now(), iteration }]
       : run.feedback;
     const ref = { runId: run.id, taskId, projectId: task.projectId };
-    const updated = await this.slots.take(userId, () =>
-      this.transitions.reopen(ref, { iteration, cursor, feedback }),
+    const updated = await this.transitions.reopen(
+      ref,
+      { iteration, cursor, feedback },
+      this.slots.for(userId),
     );
     if (!updated)
       throw new AppError('INVALID_PIPELINE_STATE', 'Changes can be requested only for a task in Review');

@@ -15,6 +15,7 @@ import type { RunLocks } from '../coordination/run-locks.js';
 import { taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
 import { RunEvents } from './run-events.js';
+import type { SlotWrite } from './running-slots.js';
 import { insertRun, type RunPatch, type RunRow, updateRun } from './runs.repo.js';
 
 /** The run a transition applies to, and where its events go. */
@@ -53,6 +54,8 @@ interface Announcements {
  */
 export class RunTransitions {
   readonly events: RunEvents;
+  /** A transition's write with no slot to take: on the app's database handle. */
+  private readonly plainWrite: SlotWrite = (write) => write(this.db);
 
   constructor(
     private readonly db: Db,
@@ -68,14 +71,17 @@ export class RunTransitions {
   async start(
     ref: Omit<RunRef, 'runId'>,
     values: { provider: ProviderId; agentConfigs: Record<AgentType, AgentConfig>; cursor: RunCursor },
+    slot: SlotWrite = this.plainWrite,
   ): Promise<RunRow> {
     const rule = RUN_TRANSITIONS.start;
-    const row = await insertRun(this.db, {
-      taskId: ref.taskId,
-      ...values,
-      status: rule.to,
-      phase: rule.phase,
-    });
+    const row = await slot((db) =>
+      insertRun(db, {
+        taskId: ref.taskId,
+        ...values,
+        status: rule.to,
+        phase: rule.phase,
+      }),
+    );
     // The task's stream learns its next id now, while nothing else is appended to it.
     await this.log.lastSeq(taskStream(ref.taskId));
     await this.announce('start', { ...ref, runId: row.id }, row, {});
@@ -154,13 +160,17 @@ export class RunTransitions {
   }
 
   /** A paused run runs again at its cursor (retry). */
-  resume(ref: RunRef, cursor: RunCursor, agentConfigs: Record<AgentType, AgentConfig>) {
-    return this.apply('resume', ref, { cursor, agentConfigs, errorDetails: null }, {});
+  resume(ref: RunRef, cursor: RunCursor, agentConfigs: Record<AgentType, AgentConfig>, slot?: SlotWrite) {
+    return this.apply('resume', ref, { cursor, agentConfigs, errorDetails: null }, {}, slot);
   }
 
   /** A passed run goes back to coding with a person's feedback (request changes); the task to Building. */
-  reopen(ref: RunRef, at: { iteration: number; cursor: RunCursor; feedback: FeedbackEntry[] }) {
-    return this.apply('reopen', ref, { ...at, errorDetails: null }, {});
+  reopen(
+    ref: RunRef,
+    at: { iteration: number; cursor: RunCursor; feedback: FeedbackEntry[] },
+    slot?: SlotWrite,
+  ) {
+    return this.apply('reopen', ref, { ...at, errorDetails: null }, {}, slot);
   }
 
   /** The run's branch was merged: the commits are recorded (a revert is undone) and the task is done. */
@@ -173,14 +183,20 @@ export class RunTransitions {
     return this.apply('revert', ref, { revertCommit }, {});
   }
 
-  private async apply(name: RunTransition, ref: RunRef, patch: RunPatch, said: Announcements) {
+  private async apply(
+    name: RunTransition,
+    ref: RunRef,
+    patch: RunPatch,
+    said: Announcements,
+    slot: SlotWrite = this.plainWrite,
+  ) {
     const rule = RUN_TRANSITIONS[name];
     const set: RunPatch = { ...patch, status: rule.to };
     if (rule.phase === 'cursor') {
       if (patch.cursor) set.phase = patch.cursor.phase;
     } else if (rule.phase !== 'unchanged') set.phase = rule.phase;
     if ('completes' in rule) set.completedAt = rule.completes ? new Date(this.now()) : null;
-    const row = await updateRun(this.db, ref.runId, set, rule.from);
+    const row = await slot((db) => updateRun(db, ref.runId, set, rule.from));
     if (row) await this.announce(name, ref, row, said);
     if (row && 'releasesLocks' in rule && this.locks) await this.locks.releaseAll(ref);
     return row;
