@@ -8,7 +8,7 @@ import { intEnv, summarizeLog } from './lib/common.js';
 import { int, ms } from './lib/format.js';
 import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
-import { redactUrl } from './lib/postgres.js';
+import { redactUrl, settleDatabase } from './lib/postgres.js';
 import { startBenchServer } from './lib/server.js';
 import { round } from './lib/stats.js';
 
@@ -99,6 +99,7 @@ export async function benchBoard(
     });
     if (ids.length !== config.tasks) throw new Error(`seeding made ${ids.length} of ${config.tasks} tasks`);
     console.log(`  seeded ${int(ids.length)} tasks in ${ms(seed.durationMs)} ms`);
+    if (kind === 'postgres' && databaseUrl) await settleDatabase(databaseUrl);
 
     const listPath = `/api/tasks?projectId=${projectId}`;
     const searchPath = `${listPath}&q=${encodeURIComponent('task 1')}`;

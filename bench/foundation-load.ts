@@ -8,7 +8,7 @@ import { config, type DbKind } from './lib/databases.js';
 import { int, ms } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
-import { redactUrl } from './lib/postgres.js';
+import { redactUrl, settleDatabase } from './lib/postgres.js';
 import { startBenchServer } from './lib/server.js';
 import { round } from './lib/stats.js';
 
@@ -103,6 +103,7 @@ export async function benchServer(kind: DbKind, databaseUrl: string | undefined)
     console.log(
       `  seeded ${int(tasks.length)} tasks (${int(seed.throughput)}/s); list is ${int(listed.body.length)} bytes`,
     );
+    if (kind === 'postgres' && databaseUrl) await settleDatabase(databaseUrl);
 
     // --- (a) login: every client signs in as its own account. Failed logins count per email before
     // the password is verified, so 50 parallel logins to one account would mostly be refused (429).
