@@ -28,7 +28,7 @@ export function boardConfig(): BoardConfig {
   return {
     clients: intEnv('BENCH_CLIENTS', 50),
     tasks: intEnv('BENCH_TASKS', 1000),
-    requests: intEnv('BENCH_BOARD_REQUESTS', 2000),
+    requests: intEnv('BENCH_BOARD_REQUESTS', 10_000),
     timeCapMs: intEnv('BENCH_TIME_CAP_S', 10) * 1000,
     writeIntervalMs: intEnv('BENCH_BOARD_WRITE_INTERVAL_MS', 100),
   };
