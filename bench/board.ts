@@ -9,6 +9,7 @@ import { int, ms } from './lib/format.js';
 import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
 import { redactUrl, settleDatabase } from './lib/postgres.js';
+import { RawHttpConnection } from './lib/raw-http.js';
 import { startBenchServer } from './lib/server.js';
 import { round } from './lib/stats.js';
 
@@ -68,6 +69,7 @@ export async function benchBoard(
   const bench = await startBenchServer({ kind, databaseUrl, name: 'board', cpuProfile: true });
   const { server, port } = bench;
   const agent = new http.Agent({ keepAlive: true, maxSockets: config.clients + 1, timeout: 4_000 });
+  let connections: RawHttpConnection[] = [];
   try {
     const owner = new BenchClient(agent, port);
     const projectId = await registerWithProject(
@@ -105,11 +107,16 @@ export async function benchBoard(
     const searchPath = `${listPath}&q=${encodeURIComponent('task 1')}`;
     const clients = Array.from({ length: config.clients }, () => new BenchClient(agent, port));
     for (const client of clients) client.cookie = owner.cookie;
+    // The timed clients' requests go on bare keep-alive sockets (lib/raw-http.ts), one per client.
+    connections = clients.map(() => new RawHttpConnection(port));
+    const timed = connections;
     const get = (worker: number, target: string, extra: Record<string, string> = {}) => {
       const client = clients[worker] ?? owner;
-      return httpRequest(agent, port, 'GET', target, {
-        headers: { ...client.headers('GET', false), ...extra },
-      });
+      const connection = timed[worker];
+      const headers = { ...client.headers('GET', false), ...extra };
+      return connection
+        ? connection.request('GET', target, headers)
+        : httpRequest(agent, port, 'GET', target, { headers });
     };
 
     // What one board load weighs, and the ETag the browser keeps.
@@ -237,6 +244,7 @@ export async function benchBoard(
       serverLog: summarizeLog(server.output()),
     };
   } finally {
+    for (const connection of connections) connection.close();
     agent.destroy();
     await bench.stop();
   }

@@ -9,6 +9,7 @@ import { int, ms } from './lib/format.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
 import { runScenario, type ScenarioResult } from './lib/load.js';
 import { redactUrl, settleDatabase } from './lib/postgres.js';
+import { RawHttpConnection } from './lib/raw-http.js';
 import { startBenchServer } from './lib/server.js';
 import { round } from './lib/stats.js';
 
@@ -55,6 +56,7 @@ export async function benchServer(kind: DbKind, databaseUrl: string | undefined)
     maxSockets: Math.max(config.clients, config.seedConcurrency),
     timeout: 4_000,
   });
+  let connections: RawHttpConnection[] = [];
   try {
     console.log(`  server up in ${ms(bench.startMs)} ms on port ${port}`);
 
@@ -152,8 +154,15 @@ export async function benchServer(kind: DbKind, databaseUrl: string | undefined)
 
     // --- (b) list the project of N tasks
     // As a browser asks for it (the board part measures it without gzip and with If-None-Match).
-    const sendList = async (worker: number) =>
-      (await clientOf(worker).request('GET', listPath, undefined, { 'accept-encoding': 'gzip' })).status;
+    // On bare keep-alive sockets, one per client (lib/raw-http.ts), with each client's session.
+    connections = clients.map(() => new RawHttpConnection(port));
+    const listConnections = connections;
+    const sendList = async (worker: number) => {
+      const connection = listConnections[worker];
+      if (!connection) throw new Error(`no connection ${worker}`);
+      const headers = { ...clientOf(worker).headers('GET', false), 'accept-encoding': 'gzip' };
+      return (await connection.request('GET', listPath, headers)).status;
+    };
     const list = await runScenario({
       name: 'list',
       label: 'GET /api/tasks?projectId=… (gzip)',
@@ -227,6 +236,7 @@ export async function benchServer(kind: DbKind, databaseUrl: string | undefined)
       serverLog: summarizeLog(server.output()),
     };
   } finally {
+    for (const connection of connections) connection.close();
     agent.destroy();
     await bench.stop();
   }

@@ -12,7 +12,7 @@ export const config = {
   tasks: intEnv('BENCH_TASKS', 1000),
   seedConcurrency: intEnv('BENCH_SEED_CONCURRENCY', 20),
   loginRequests: intEnv('BENCH_LOGIN_REQUESTS', 500),
-  listRequests: intEnv('BENCH_LIST_REQUESTS', 2000),
+  listRequests: intEnv('BENCH_LIST_REQUESTS', 10_000),
   moveRequests: intEnv('BENCH_MOVE_REQUESTS', 2000),
   serialRequests: intEnv('BENCH_SERIAL_REQUESTS', 60),
   timeCapMs: intEnv('BENCH_TIME_CAP_S', 10) * 1000,
