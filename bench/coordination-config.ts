@@ -16,6 +16,8 @@ export interface CoordinationConfig {
   agents: number;
   /** Timed cycles (check, WRITING, OPEN) per agent and transport. */
   cycles: number;
+  /** Untimed cycles per agent before them: connections, caches, and the JIT's optimised code. */
+  warmupCycles: number;
   /** Per transport. */
   timeCapMs: number;
   /** Cycles (read, acquire, release) per agent when the stores are called directly. */
@@ -25,6 +27,8 @@ export interface CoordinationConfig {
   /** Shared files: agent i also writes shared/s<i mod sharedFiles>, so agents/sharedFiles contend for each. */
   sharedFiles: number;
   redisUrl: string | undefined;
+  /** BENCH_COORD_MCP_CLIENT: `wire` (POSTs on a bare socket, the default) or `sdk` (the SDK's Client). */
+  mcpClient: 'wire' | 'sdk';
   /** BENCH_COORD_TRANSPORTS (`rest,mcp`): the transports driven, e.g. one alone for a CPU profile. */
   transports: Transport[];
 }
@@ -32,12 +36,14 @@ export interface CoordinationConfig {
 export function coordinationConfig(): CoordinationConfig {
   return {
     agents: intEnv('BENCH_COORD_AGENTS', 50),
-    cycles: intEnv('BENCH_COORD_CYCLES', 20),
+    cycles: intEnv('BENCH_COORD_CYCLES', 100),
+    warmupCycles: intEnv('BENCH_COORD_WARMUP_CYCLES', 10),
     timeCapMs: intEnv('BENCH_COORD_TIME_CAP_S', 60) * 1000,
     storeCycles: intEnv('BENCH_COORD_STORE_CYCLES', 200),
     ownFiles: 3,
     sharedFiles: intEnv('BENCH_COORD_SHARED_FILES', 10),
     redisUrl: process.env.REDIS_URL || undefined,
+    mcpClient: process.env.BENCH_COORD_MCP_CLIENT === 'sdk' ? 'sdk' : 'wire',
     transports: (process.env.BENCH_COORD_TRANSPORTS ?? 'rest,mcp')
       .split(',')
       .map((name) => name.trim())

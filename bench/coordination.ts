@@ -11,7 +11,14 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Health } from '../src/contracts/health.js';
 import { git } from '../src/server/lib/git.js';
-import { type AgentCalls, mcpAgent, restAgent, runTransport, type Workload } from './coordination-agents.js';
+import {
+  type AgentCalls,
+  mcpAgent,
+  mcpWireAgent,
+  restAgent,
+  runTransport,
+  type Workload,
+} from './coordination-agents.js';
 import {
   CALLS,
   type Call,
@@ -105,12 +112,17 @@ export async function benchCoordinationServer(
     const transports: TransportResult[] = [];
 
     if (config.transports.includes('rest')) {
-      const rest = tokens.map((token) => restAgent(agent, port, token));
-      transports.push(await runTransport('rest', rest, work, server.pid));
+      const rest = tokens.map((token) => restAgent(port, token));
+      try {
+        transports.push(await runTransport('rest', rest, work, server.pid));
+      } finally {
+        await Promise.all(rest.map((one) => one.close()));
+      }
       report(transports.at(-1));
     }
     if (config.transports.includes('mcp')) {
-      for (const [i, token] of tokens.entries()) agents.push(await mcpAgent(port, token, `bench-agent-${i}`));
+      const connect = config.mcpClient === 'sdk' ? mcpAgent : mcpWireAgent;
+      for (const [i, token] of tokens.entries()) agents.push(await connect(port, token, `bench-agent-${i}`));
       transports.push(await runTransport('mcp', agents, work, server.pid));
       report(transports.at(-1));
     }
