@@ -48,8 +48,8 @@ async function rawService(answer: (n: number, socket: Socket, request: string) =
 }
 
 /** The app's side: every request goes to `port` through the pool. */
-async function front(port: number) {
-  const pool = new UpstreamPool(createLogger('silent'));
+async function front(port: number, maxConnections?: number) {
+  const pool = new UpstreamPool(createLogger('silent'), maxConnections);
   closers.push(() => pool.close());
   const server = createServer((req, res) => {
     const options: ForwardOptions = {
@@ -184,5 +184,55 @@ describe('UpstreamPool', () => {
     expect(await get(port, '/', 'HEAD')).toMatchObject({ status: 200, body: '' });
     expect(await get(port, '/', 'HEAD')).toMatchObject({ status: 200, body: '' });
     expect(service.seen.connections).toBe(1);
+  });
+});
+
+describe('UpstreamPool limits', () => {
+  it('opens at most its limit of connections to a service: more requests wait their turn, a gone one is never sent', async () => {
+    let holding = true;
+    const held: { socket: Socket; path: string }[] = [];
+    const pathOf = (request: string) => request.split(' ')[1] ?? '';
+    const service = await rawService((_n, socket, request) => {
+      if (holding) held.push({ socket, path: pathOf(request) });
+      else socket.write(ok(`answer ${pathOf(request)}`));
+    });
+    const port = await front(service.port, 2);
+    const answers = ['/1', '/2', '/3', '/4'].map((path) => get(port, path));
+    // A fifth client gives up while it waits: its request never reaches the service.
+    const gone = new Promise<void>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/gone', agent: false });
+      req.on('error', () => resolve());
+      req.end();
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 300);
+    });
+    await expect.poll(() => held.length).toBe(2);
+    await gone;
+    expect(service.seen.connections).toBe(2);
+    holding = false;
+    for (const { socket, path } of held.splice(0)) socket.write(ok(`answer ${path}`));
+    const done = await Promise.all(answers);
+    expect(done.map((answer) => ('body' in answer ? answer.body : answer.error))).toEqual([
+      'answer /1',
+      'answer /2',
+      'answer /3',
+      'answer /4',
+    ]);
+    expect(service.seen.connections).toBe(2);
+    expect(service.seen.requests.map(pathOf)).not.toContain('/gone');
+  });
+
+  it('gives a waiting request a new connection when a busy one closes', async () => {
+    const service = await rawService((n, socket, request) => {
+      if (request.startsWith('GET /close')) socket.destroy();
+      else socket.write(ok(`answer ${n}`));
+    });
+    const port = await front(service.port, 1);
+    const [closed, next] = await Promise.all([get(port, '/close'), get(port, '/next')]);
+    expect(closed).toMatchObject({ status: 502 });
+    expect(next).toMatchObject({ status: 200, body: 'answer 1' });
+    expect(service.seen.connections).toBe(2);
   });
 });

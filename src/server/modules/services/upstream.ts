@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { KeyedQueue } from '@/server/lib/keyed-queue.js';
 import type { Logger } from '@/server/lib/logger.js';
 import { answeredHeaders, type ForwardOptions, hostOf } from './forward-headers.js';
 import { proxyErrorAnswer } from './proxy-errors.js';
@@ -16,6 +17,13 @@ import { ResponseParser } from './response-parser.js';
 const IDLE_MS = 4_000;
 /** Idle connections kept per service; more are closed once their answer is done. */
 const MAX_IDLE = 256;
+/**
+ * Connections open to one service at once, busy or idle (as node's agent for the other requests,
+ * `maxSockets`): past them a request waits for one to be free, in the order they came, so that a
+ * burst of requests (a page of 500 images, a reload storm) cannot open a connection each to a dev
+ * server.
+ */
+const MAX_CONNECTIONS = 256;
 
 /** A kept-alive connection to one service; its listeners stay for its whole life. */
 class Connection {
@@ -40,10 +48,12 @@ class Connection {
     });
     socket.on('error', (error) => this.exchange?.onError(error));
     socket.on('close', () => {
-      pool.forget(this);
       const exchange = this.exchange;
       this.exchange = null;
+      pool.closed(this);
+      // A retry on a new connection takes the freed place first; requests waiting take what is left.
       exchange?.onClose();
+      pool.dispatch(key);
     });
     socket.on('timeout', () => {
       if (!this.exchange) socket.destroy();
@@ -60,14 +70,15 @@ class Exchange {
   private finished = false;
   private reusable = false;
   private retried = false;
+  private sent = false;
 
   constructor(
     private readonly pool: UpstreamPool,
-    private readonly key: string,
+    readonly key: string,
     private readonly head: string,
     private readonly noBody: boolean,
     private readonly res: ServerResponse,
-    private readonly options: ForwardOptions,
+    readonly options: ForwardOptions,
     private readonly accept: string | undefined,
   ) {
     this.parser = this.newParser();
@@ -96,14 +107,21 @@ class Exchange {
 
   /** Sends the request on `connection`. */
   start(connection: Connection): void {
+    this.sent = true;
     this.connection = connection;
     connection.exchange = this;
     connection.socket.write(this.head, 'latin1');
   }
 
-  /** The client went away: the service's request is dropped (its connection with it). */
+  /** Still waiting for a connection: not sent yet. */
+  get waiting(): boolean {
+    return !this.finished && this.connection === null && !this.sent;
+  }
+
+  /** The client went away: the service's request is dropped (its connection with it), or never sent. */
   abort(): void {
     if (this.finished) return;
+    if (this.waiting) this.pool.unqueue(this.key, this);
     this.finished = true;
     const connection = this.detach();
     connection?.socket.destroy();
@@ -185,8 +203,15 @@ const INVALID_PATH = /[^\u0021-\u00ff]/;
 /** The kept-alive connections to services, by host and port. */
 export class UpstreamPool {
   private readonly idle = new Map<string, Connection[]>();
+  /** Connections open per service, busy or idle. */
+  private readonly open = new Map<string, number>();
+  /** Requests waiting for a connection per service, oldest first. */
+  private readonly queue = new KeyedQueue<string, Exchange>();
 
-  constructor(readonly logger: Logger) {}
+  constructor(
+    readonly logger: Logger,
+    private readonly maxConnections = MAX_CONNECTIONS,
+  ) {}
 
   /** True when this client sends the request (`send`); node's client sends any other. */
   handles(method: string, path: string, options: ForwardOptions): boolean {
@@ -213,19 +238,45 @@ export class UpstreamPool {
     res.on('close', () => {
       if (!res.writableFinished) exchange.abort();
     });
-    const connection = this.idle.get(key)?.pop() ?? this.connect(key, options);
-    exchange.start(connection);
+    const connection =
+      this.idle.get(key)?.pop() ??
+      ((this.open.get(key) ?? 0) < this.maxConnections ? this.connect(key, options) : null);
+    if (connection) {
+      exchange.start(connection);
+      return;
+    }
+    this.queue.push(key, exchange);
   }
 
   /** A new connection to the target of `options`. */
   connect(key: string, options: ForwardOptions): Connection {
+    this.open.set(key, (this.open.get(key) ?? 0) + 1);
     return new Connection(this, key, options.target.host, options.target.port);
   }
 
-  /** A connection whose answer is done: kept for the next request to its service. */
+  /** A request waiting for a connection whose client went away. */
+  unqueue(key: string, exchange: Exchange): void {
+    this.queue.remove(key, exchange);
+  }
+
+  /** Requests waiting for the service get new connections while there is room for them. */
+  dispatch(key: string): void {
+    while ((this.open.get(key) ?? 0) < this.maxConnections) {
+      const next = this.queue.shift(key);
+      if (!next) return;
+      next.start(this.connect(key, next.options));
+    }
+  }
+
+  /** A connection whose answer is done: the next waiting request's, or kept for the next to come. */
   release(connection: Connection): void {
     connection.reused = true;
     connection.socket.resume();
+    const next = this.queue.shift(connection.key);
+    if (next) {
+      next.start(connection);
+      return;
+    }
     let idle = this.idle.get(connection.key);
     if (!idle) {
       idle = [];
@@ -235,8 +286,11 @@ export class UpstreamPool {
     else idle.push(connection);
   }
 
-  /** A closed connection leaves the idle ones. */
-  forget(connection: Connection): void {
+  /** A closed connection leaves the open ones (and the idle ones). */
+  closed(connection: Connection): void {
+    const open = (this.open.get(connection.key) ?? 1) - 1;
+    if (open > 0) this.open.set(connection.key, open);
+    else this.open.delete(connection.key);
     const idle = this.idle.get(connection.key);
     const index = idle?.indexOf(connection) ?? -1;
     if (!idle || index === -1) return;
@@ -247,5 +301,6 @@ export class UpstreamPool {
   close(): void {
     for (const idle of this.idle.values()) for (const connection of idle) connection.socket.destroy();
     this.idle.clear();
+    this.queue.clear();
   }
 }
