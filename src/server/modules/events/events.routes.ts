@@ -99,11 +99,11 @@ const taskEvents = apiRoute(
 export function sseRoutes(deps: AppDeps, sse: SseDeps) {
   /** Opens the stream, registers it with the hub and answers with its body. */
   const serve = (c: Context<AppEnv>, stream: string, afterSeq: number) => {
-    // On the Node server the socket itself can be cut when a stalled client must go.
+    // On the Node server frames go to the response directly, and a stalled client's socket can be cut.
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
     const out = new SseStream({
       maxQueueBytes: sse.settings.maxQueueBytes,
-      ...(outgoing ? { destroy: () => outgoing.destroy() } : {}),
+      outgoing,
     });
     sse.hub.add(out, c.var.user.id, c.var.sessionId);
     pumpEvents(out, { ...sse, stream, afterSeq, now: deps.now }).catch((error: unknown) => {

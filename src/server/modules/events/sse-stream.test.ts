@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '@/contracts/pipeline.js';
-import { commentFrame, frameOf, SseStream } from './sse-stream.js';
+import { commentFrame, frameOf, type SseOutgoing, SseStream } from './sse-stream.js';
 
 const event = (id: number, chunk: string): StoredEvent => ({
   id,
@@ -48,5 +48,54 @@ describe('SseStream', () => {
     out.flush();
     expect(out.closed).toBe(true);
     expect(await out.done).toBe('slow');
+  });
+
+  it('writes to the response itself once its head is out and the body has been read, in order', async () => {
+    const written: string[] = [];
+    let drain = () => {};
+    const response = {
+      headersSent: false,
+      writableLength: 0,
+      writableNeedDrain: false,
+      write: (chunk: Uint8Array) => written.push(text(chunk)) > 0,
+      destroy: () => {},
+      on: (_event: 'drain', listener: () => void) => {
+        drain = listener;
+      },
+    } satisfies SseOutgoing;
+    const out = new SseStream({ maxQueueBytes: 1024 * 1024, outgoing: response });
+    const reader = out.body.getReader();
+    // Before the head is sent, frames go through the body, as the server reads them.
+    out.write(commentFrame('connected'));
+    out.flush();
+    expect(text((await reader.read()).value)).toBe(': connected\n\n');
+    response.headersSent = true;
+    out.write(frameOf(event(1, 'a')));
+    out.flush();
+    // The server had not asked for more since its last chunk: this one still goes through the body.
+    expect(written).toEqual([]);
+    expect(text((await reader.read()).value)).toContain('id: 1\n');
+    // It has now written everything and waits for the next chunk: from here frames skip the body.
+    const pending = reader.read();
+    out.write(frameOf(event(2, 'b')));
+    out.write(frameOf(event(3, 'c')));
+    out.flush();
+    expect(written).toHaveLength(1);
+    expect(written[0]?.match(/^id: \d+/gm)).toEqual(['id: 2', 'id: 3']);
+    // Its backlog is the response's, and its 'drain' wakes a writer waiting for room.
+    response.writableLength = 800_000;
+    let drained = false;
+    const waiting = out.drained().then(() => {
+      drained = true;
+    });
+    await Promise.resolve();
+    expect(drained).toBe(false);
+    response.writableLength = 0;
+    drain();
+    await waiting;
+    // The end closes the body: the server's pending read ends, and it ends the response.
+    out.end('timeout');
+    expect((await pending).done).toBe(true);
+    expect(written).toHaveLength(1);
   });
 });

@@ -226,7 +226,7 @@ export function serviceRoutes(deps: AppDeps, options: ServiceRoutesOptions) {
       const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
       const out = new SseStream({
         maxQueueBytes: deps.sse.maxQueueBytes,
-        ...(outgoing ? { destroy: () => outgoing.destroy() } : {}),
+        outgoing,
       });
       deps.sseHub.add(out, c.var.user.id, c.var.sessionId);
       pumpServiceOutput(out, feed, { keepaliveMs: deps.sse.keepaliveMs, shutdown: deps.shutdown }).catch(
