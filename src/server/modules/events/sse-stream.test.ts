@@ -54,7 +54,7 @@ describe('SseStream', () => {
     const written: string[] = [];
     let drain = () => {};
     const response = {
-      headersSent: false,
+      headersSent: false as boolean,
       writableLength: 0,
       writableNeedDrain: false,
       write: (chunk: Uint8Array) => written.push(text(chunk)) > 0,

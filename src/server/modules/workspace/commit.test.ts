@@ -46,4 +46,21 @@ describe('commitAll', () => {
     await writeFile(path.join(t.repo, '.git', 'index.lock'), '');
     await expect(commitAll(t.repo, 'locked')).rejects.toThrow();
   });
+
+  it('returns the new commit in a linked worktree on a branch and on a detached HEAD, as git names it', async () => {
+    const linked = path.join(t.root, 'linked');
+    await gitText(['worktree', 'add', '--quiet', '-b', 'autocoder/x', linked], { cwd: t.repo });
+    await writeFile(path.join(linked, 'e.txt'), 'e');
+    const onBranch = await commitAll(linked, 'on a branch');
+    expect(onBranch).toMatch(/^[0-9a-f]{40}$/);
+    expect(onBranch).toBe(await head(linked));
+    expect(onBranch).toBe((await gitText(['rev-parse', 'autocoder/x'], { cwd: t.repo })).trim());
+    expect(await head(t.repo)).not.toBe(onBranch);
+
+    await gitText(['checkout', '--quiet', '--detach'], { cwd: linked });
+    await writeFile(path.join(linked, 'f.txt'), 'f');
+    const detached = await commitAll(linked, 'detached');
+    expect(detached).not.toBe(onBranch);
+    expect(detached).toBe(await head(linked));
+  });
 });
