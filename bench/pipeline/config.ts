@@ -23,5 +23,6 @@ export function pipelineConfig(): PipelineConfig {
     runs: intEnv('BENCH_PIPELINE_RUNS', 50),
     clientsPerTask: intEnv('BENCH_PIPELINE_SSE_PER_TASK', 4),
     timeCapMs: intEnv('BENCH_PIPELINE_TIME_CAP_S', 120) * 1000,
+    ...(process.env.BENCH_PIPELINE_SCENARIO ? { scenario: process.env.BENCH_PIPELINE_SCENARIO } : {}),
   };
 }
