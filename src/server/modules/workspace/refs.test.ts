@@ -2,9 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GitError, git } from '@/server/lib/git.js';
-import { branchCommit, readBranchHead, resolveCommit } from './refs.js';
+import { branchCommit, readBranchHead, readHead, resolveCommit } from './refs.js';
 import { listTree } from './repository.js';
-import { head, makeRepo, type TempRepo } from './test-repo.js';
+import { commitFiles, head, makeRepo, type TempRepo } from './test-repo.js';
 
 let t: TempRepo;
 beforeEach(async () => {
@@ -62,6 +62,28 @@ describe('readBranchHead', () => {
     const tree = path.join(t.root, 'tree');
     await git(['worktree', 'add', '--quiet', '-b', 'work', tree], { cwd: t.repo });
     expect(await readBranchHead(tree, 'work')).toBe(await branchCommit(t.repo, 'work'));
+  });
+});
+
+describe('readHead', () => {
+  it('names the commit git names for HEAD: main checkout, linked worktree, packed ref, detached, symbolic', async () => {
+    expect(await readHead(t.repo)).toBe(await head(t.repo));
+    const tree = path.join(t.root, 'tree');
+    await git(['worktree', 'add', '--quiet', '-b', 'work', tree], { cwd: t.repo });
+    await commitFiles(tree, { 'a.txt': 'a' }, 'on work');
+    const onWork = await head(tree);
+    expect(onWork).not.toBe(await head(t.repo));
+    expect(await readHead(tree)).toBe(onWork);
+    // The branch's loose ref goes into packed-refs: read from there.
+    await git(['pack-refs', '--all'], { cwd: t.repo });
+    expect(await readHead(tree)).toBe(onWork);
+    await git(['checkout', '--quiet', '--detach'], { cwd: tree });
+    await commitFiles(tree, { 'b.txt': 'b' }, 'detached');
+    expect(await readHead(tree)).toBe(await head(tree));
+    // A branch that is itself a symbolic ref is not read from the files: git answers.
+    await git(['symbolic-ref', 'refs/heads/alias', 'refs/heads/work'], { cwd: t.repo });
+    await git(['checkout', '--quiet', 'alias'], { cwd: tree });
+    expect(await readHead(tree)).toBe(onWork);
   });
 });
 

@@ -88,28 +88,56 @@ function readRefSync(file: string): string | null {
 }
 
 /**
- * `branchCommit` without starting git when it can: the branch's loose ref file, else its line in
- * `packed-refs` (git writes both atomically). The lock rules and the graph ask for a branch's head on
- * every call, and a git process per call is most of their cost. Whatever this does not find plainly
- * (no such branch, a symbolic ref, a worktree's `.git` file, another ref storage) is asked of git.
+ * A ref's commit from the files of a repository's common directory: its loose file, else its line in
+ * `packed-refs` (git writes both atomically). Undefined when they do not name one plainly (no such
+ * ref, a symbolic ref, another ref storage): the caller asks git.
+ */
+async function refFromFiles(commonDir: string, ref: string): Promise<string | undefined> {
+  const parts = ref.split('/');
+  if (!parts.every((part) => part !== '' && part !== '.' && part !== '..')) return undefined;
+  const loose = readRefSync(path.join(commonDir, ...parts))?.trim();
+  if (loose !== undefined) return OBJECT_ID.test(loose) ? loose : undefined;
+  const suffix = ` ${ref}`;
+  const packed = (await readText(path.join(commonDir, 'packed-refs')))
+    ?.split('\n')
+    .find((line) => line.endsWith(suffix));
+  const id = packed?.slice(0, -suffix.length);
+  return id !== undefined && OBJECT_ID.test(id) ? id : undefined;
+}
+
+/**
+ * `branchCommit` without starting git when it can (`refFromFiles`). The lock rules and the graph ask
+ * for a branch's head on every call, and a git process per call is most of their cost. Whatever the
+ * files do not say plainly (a worktree's `.git` file included) is asked of git.
  */
 export async function readBranchHead(dir: string, branch: string): Promise<string | null> {
   assertRevision(branch, 'branch');
-  const parts = branch.split('/');
-  if (parts.every((part) => part !== '' && part !== '.' && part !== '..')) {
-    const gitDir = path.join(dir, '.git');
-    const loose = readRefSync(path.join(gitDir, 'refs', 'heads', ...parts))?.trim();
-    if (loose !== undefined && OBJECT_ID.test(loose)) return loose;
-    if (loose === undefined) {
-      const suffix = ` refs/heads/${branch}`;
-      const packed = (await readText(path.join(gitDir, 'packed-refs')))
-        ?.split('\n')
-        .find((line) => line.endsWith(suffix));
-      const id = packed?.slice(0, -suffix.length);
-      if (id !== undefined && OBJECT_ID.test(id)) return id;
-    }
-  }
-  return branchCommit(dir, branch);
+  return (await refFromFiles(path.join(dir, '.git'), `refs/heads/${branch}`)) ?? branchCommit(dir, branch);
+}
+
+const SYMBOLIC_REF = /^ref: (refs\/\S+)$/;
+
+/** HEAD from git's files: a main checkout's `.git` directory or a linked worktree's `.git` file. */
+async function headFromFiles(checkout: string): Promise<string | undefined> {
+  const dotGit = path.join(checkout, '.git');
+  const link = await readText(dotGit);
+  const gitDir = link?.startsWith('gitdir: ') ? path.resolve(checkout, link.slice(8).trim()) : dotGit;
+  const head = (await readText(path.join(gitDir, 'HEAD')))?.trim();
+  if (head === undefined) return undefined;
+  if (OBJECT_ID.test(head)) return head;
+  const ref = SYMBOLIC_REF.exec(head)?.[1];
+  if (!ref) return undefined;
+  // A linked worktree keeps its HEAD in its own directory and its branches in the repository's.
+  const common = await readText(path.join(gitDir, 'commondir'));
+  return refFromFiles(common ? path.resolve(gitDir, common.trim()) : gitDir, ref);
+}
+
+/**
+ * The commit a checkout's HEAD names, read from git's files when they say it plainly (just after a
+ * commit they do: it writes the branch's loose ref), else asked of `git rev-parse`.
+ */
+export async function readHead(checkout: string): Promise<string> {
+  return (await headFromFiles(checkout)) ?? (await gitText(['rev-parse', 'HEAD'], { cwd: checkout })).trim();
 }
 
 /** The commit a revision names, or null when it names none. */
