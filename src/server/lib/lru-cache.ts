@@ -17,6 +17,11 @@ export class LruCache<K, V> {
     return value;
   }
 
+  /** The value, without touching its recency. */
+  peek(key: K): V | undefined {
+    return this.#entries.get(key);
+  }
+
   set(key: K, value: V): void {
     this.#entries.delete(key);
     this.#entries.set(key, value);

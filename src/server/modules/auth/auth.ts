@@ -98,12 +98,25 @@ export async function login(deps: AuthDeps, input: LoginInput): Promise<IssuedSe
 /**
  * Sessions found in the last second, per database: a board's burst of requests (list, revalidations,
  * cards' runs) asks the database once. Logout drops its entry at once; expiry is checked every time.
+ *
+ * A session in steady use is looked up again ahead of time: a request that finds its entry older
+ * than `SESSION_REFRESH_AHEAD_MS` (but younger than the second) is answered from it at once and
+ * starts one lookup in the background, which renews the entry or drops it. So a user clicking or
+ * a page proxied through the path proxy never waits on the database, while a session removed in
+ * another process is still refused within the second, as before.
  */
 const SESSION_RECHECK_MS = 1000;
-const recentSessions = new WeakMap<
-  Db,
-  LruCache<string, { user: SessionUser; expiresAt: number; foundAt: number }>
->();
+const SESSION_REFRESH_AHEAD_MS = 500;
+
+interface RecentSession {
+  user: SessionUser;
+  expiresAt: number;
+  foundAt: number;
+  /** A background lookup of this entry is under way. */
+  refreshing?: boolean;
+}
+
+const recentSessions = new WeakMap<Db, LruCache<string, RecentSession>>();
 
 function recentSessionsOf(db: Db) {
   let cache = recentSessions.get(db);
@@ -122,14 +135,40 @@ export async function logout(deps: AuthDeps, token: string): Promise<void> {
   deps.sseHub.endSession(sessionId);
 }
 
+/**
+ * Looks a recent session up again in the background. Its answer replaces the entry only while the
+ * entry is still the one it renews: a logout (or a newer lookup) meanwhile wins, so a session
+ * ended while the lookup was under way is not brought back by its answer.
+ */
+function refreshAhead(deps: AuthDeps, sessionId: string, entry: RecentSession) {
+  entry.refreshing = true;
+  const startedAt = deps.now();
+  const recent = recentSessionsOf(deps.db);
+  findSessionUser(deps.db, sessionId, new Date(startedAt)).then(
+    (row) => {
+      if (recent.peek(sessionId) !== entry) return;
+      if (!row) recent.delete(sessionId);
+      else {
+        const user: SessionUser = { id: row.id, email: row.email, createdAt: row.createdAt };
+        recent.set(sessionId, { user, expiresAt: row.expiresAt.getTime(), foundAt: startedAt });
+      }
+    },
+    // The entry stays as it was: at the second's end a request looks the session up itself.
+    () => {
+      entry.refreshing = false;
+    },
+  );
+}
+
 /** The user of a session found in the last second (and not expired), or undefined. */
 function recentSession(deps: AuthDeps, sessionId: string): SessionUser | undefined {
   const now = deps.now();
   const known = recentSessionsOf(deps.db).get(sessionId);
-  if (known && now < known.expiresAt && now - known.foundAt < SESSION_RECHECK_MS && now >= known.foundAt) {
-    return known.user;
-  }
-  return undefined;
+  if (!known || now >= known.expiresAt || now < known.foundAt) return undefined;
+  const age = now - known.foundAt;
+  if (age >= SESSION_RECHECK_MS) return undefined;
+  if (age >= SESSION_REFRESH_AHEAD_MS && !known.refreshing) refreshAhead(deps, sessionId, known);
+  return known.user;
 }
 
 /**

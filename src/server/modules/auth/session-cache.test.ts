@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sessions } from '@/server/db/schema.js';
 import { createTestApp, signedInClient, type TestApp } from '@/server/testing/test-app.js';
+import { logout, recentSessionUser } from './auth.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -34,6 +35,47 @@ describe('recently found sessions', () => {
     const { client } = await signedInClient(t.app);
     expect((await client.get('/api/projects')).status).toBe(200);
     t.advance(30 * 24 * 60 * 60 * 1000 + 1);
+    expect((await client.get('/api/projects')).status).toBe(401);
+  });
+
+  it('looks a session in steady use up again ahead of the second, so that no request waits for it', async () => {
+    const { client, projectId } = await signedInClient(t.app);
+    const list = async () => {
+      const before = t.database.stats.statements;
+      expect((await client.get(`/api/tasks?projectId=${projectId}`)).status).toBe(200);
+      return t.database.stats.statements - before;
+    };
+    await list();
+    t.advance(1_001);
+    await list(); // found now
+    t.advance(600);
+    const started = t.database.stats.statements;
+    expect(await list(), 'the board version, and the session looked up in the background').toBe(2);
+    await vi.waitFor(() => expect(t.database.stats.statements - started).toBe(2));
+    t.advance(450); // 1.05 s after the session was found, 0.45 s after it was found again
+    expect(await list(), 'the board version only').toBe(1);
+  });
+
+  it('drops a session the background lookup no longer finds, before the second is out', async () => {
+    const { client } = await signedInClient(t.app);
+    const token = client.cookie.slice(client.cookie.indexOf('=') + 1);
+    expect((await client.get('/api/projects')).status).toBe(200);
+    await t.database.db.delete(sessions);
+    t.advance(600);
+    expect(recentSessionUser(t.deps, token), 'answered from the recent entry').toBeDefined();
+    await vi.waitFor(() => expect(recentSessionUser(t.deps, token)).toBeUndefined());
+    expect((await client.get('/api/projects')).status).toBe(401);
+  });
+
+  it('does not bring back a session logged out while its background lookup was under way', async () => {
+    const { client } = await signedInClient(t.app);
+    const token = client.cookie.slice(client.cookie.indexOf('=') + 1);
+    expect((await client.get('/api/projects')).status).toBe(200);
+    t.advance(600);
+    expect(recentSessionUser(t.deps, token), 'still recent; starts the background lookup').toBeDefined();
+    await logout(t.deps, token);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(recentSessionUser(t.deps, token)).toBeUndefined();
     expect((await client.get('/api/projects')).status).toBe(401);
   });
 });
