@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { gitText } from '@/server/lib/git.js';
 import { branchName } from './branch-name.js';
-import { isValidBranchName } from './refs.js';
+import { isPlainBranchName, isValidBranchName } from './refs.js';
 
 const ID = '01J9ZK3M8Q7R6S5T4V3W2X1Y0Z';
 
@@ -70,5 +72,45 @@ describe('branchName', () => {
     for (const bad of ['a..b', 'x.lock', 'a b', 'a~b', '-x', 'a/.b', 'a//b', 'end.', '']) {
       expect(await isValidBranchName(bad), bad).toBe(false);
     }
+  });
+
+  it('judges plain names as git does, without git', async () => {
+    const gitSays = async (name: string) =>
+      gitText(['check-ref-format', '--branch', name]).then(
+        () => true,
+        () => false,
+      );
+    const token = fc.constantFrom(
+      'a',
+      'B',
+      '7',
+      '-',
+      '_',
+      '.',
+      '/',
+      '..',
+      '.lock',
+      'lock',
+      'HEAD',
+      '@',
+      '{',
+      ' ',
+      '~',
+    );
+    const name = fc.array(token, { minLength: 1, maxLength: 8 }).map((parts) => parts.join(''));
+    let plain = 0;
+    await fc.assert(
+      fc.asyncProperty(name, async (candidate) => {
+        if (!isPlainBranchName(candidate)) return;
+        plain += 1;
+        expect(await gitSays(candidate), candidate).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+    expect(plain, 'enough plain names were tried').toBeGreaterThan(20);
+    for (const bad of ['a..b', 'x.lock', 'a/.b', 'a//b', 'end.', '/a', 'a/', 'HEAD', '-x', 'a.lock/b']) {
+      expect(isPlainBranchName(bad), bad).toBe(false);
+    }
+    expect(isPlainBranchName('autocoder/add-login-page-01J9ZK3M')).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { TreeEntry } from '@/contracts/projects.js';
 import { confinementProblem, isInside, normalisePath, pathSyntaxProblem } from './confine.js';
-import { resolveCommitByCommand } from './refs.js';
+import { readHeadCommit } from './refs.js';
 import { treeFiles } from './tree.js';
 
 /**
@@ -42,8 +42,9 @@ function formatSize(bytes: number): string {
 }
 
 async function headFiles(dir: string): Promise<TreeEntry[]> {
-  // A run's worktree is asked this once: no `cat-file` reader is started for it.
-  const commit = await resolveCommitByCommand(dir, 'HEAD');
+  // A run's worktree is asked this once: no `cat-file` reader is started for it, and its HEAD is
+  // read from git's files when they name it plainly.
+  const commit = await readHeadCommit(dir);
   // An unborn HEAD (no commit yet) has no files.
   return commit ? treeFiles(dir, commit) : [];
 }

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GitError, git } from '@/server/lib/git.js';
-import { branchCommit, readBranchHead, readHead, resolveCommit } from './refs.js';
+import { branchCommit, readBranchHead, readHead, readHeadCommit, resolveCommit } from './refs.js';
 import { listTree } from './repository.js';
 import { commitFiles, head, makeRepo, type TempRepo } from './test-repo.js';
 
@@ -84,6 +84,17 @@ describe('readHead', () => {
     await git(['symbolic-ref', 'refs/heads/alias', 'refs/heads/work'], { cwd: t.repo });
     await git(['checkout', '--quiet', 'alias'], { cwd: tree });
     expect(await readHead(tree)).toBe(onWork);
+  });
+
+  it('readHeadCommit names the same commits, and null for an unborn HEAD', async () => {
+    expect(await readHeadCommit(t.repo)).toBe(await head(t.repo));
+    const tree = path.join(t.root, 'tree');
+    await git(['worktree', 'add', '--quiet', '-b', 'work', tree], { cwd: t.repo });
+    await commitFiles(tree, { 'a.txt': 'a' }, 'on work');
+    expect(await readHeadCommit(tree)).toBe(await head(tree));
+    const empty = path.join(t.root, 'empty');
+    await git(['init', '--quiet', '--initial-branch=main', empty]);
+    expect(await readHeadCommit(empty)).toBeNull();
   });
 });
 

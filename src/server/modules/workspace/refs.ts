@@ -140,6 +140,14 @@ export async function readHead(checkout: string): Promise<string> {
   return (await headFromFiles(checkout)) ?? (await gitText(['rev-parse', 'HEAD'], { cwd: checkout })).trim();
 }
 
+/**
+ * The commit a checkout's HEAD names, or null for an unborn HEAD: from git's files when they say it
+ * plainly (`headFromFiles`), else from one `git rev-parse` (`resolveCommitByCommand`).
+ */
+export async function readHeadCommit(checkout: string): Promise<string | null> {
+  return (await headFromFiles(checkout)) ?? resolveCommitByCommand(checkout, 'HEAD');
+}
+
 /** The commit a revision names, or null when it names none. */
 export async function resolveCommit(dir: string, rev: string): Promise<string | null> {
   assertRevision(rev, 'revision');
@@ -180,9 +188,29 @@ export async function isAncestor(dir: string, ancestor: string, descendant: stri
   }
 }
 
-/** Whether `branch` is a valid branch name by git's own rules. */
+/**
+ * A plain branch name, valid by git's rules (`git check-ref-format --branch`): components of ASCII
+ * letters, digits, `-`, `_` and `.`, separated by single slashes, none starting with `.` or ending
+ * with `.lock`, no `..` anywhere, not ending with `.`, not starting with `-`, not `HEAD`. The task
+ * branches the server names (`autocoder/<slug>-<id>`) are all plain; anything else is git's to judge.
+ */
+const PLAIN_COMPONENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+export function isPlainBranchName(branch: string): boolean {
+  if (branch.length > 200 || branch.startsWith('-') || branch === 'HEAD') return false;
+  if (branch.includes('..') || branch.endsWith('.')) return false;
+  return branch
+    .split('/')
+    .every((component) => PLAIN_COMPONENT.test(component) && !component.endsWith('.lock'));
+}
+
+/**
+ * Whether `branch` is a valid branch name by git's own rules: a plain name (`isPlainBranchName`)
+ * without starting git, anything else by `git check-ref-format --branch`.
+ */
 export async function isValidBranchName(branch: string): Promise<boolean> {
   if (!branch || branch.startsWith('-')) return false;
+  if (isPlainBranchName(branch)) return true;
   try {
     await gitText(['check-ref-format', '--branch', branch]);
     return true;

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitText } from '@/server/lib/git.js';
@@ -57,6 +57,22 @@ describe('createRunWorktree', () => {
     expect(resumed.baseCommit).toBe(baseCommit);
     expect(await head(worktreePath)).toBe(work);
     expect(await readFile(path.join(worktreePath, 'a.txt'), 'utf8')).toBe('a\n');
+  });
+
+  it("attaches a branch again after its worktree folder was deleted behind git's back", async () => {
+    const first = path.join(t.root, 'gone');
+    const opts = { repoPath: t.repo, branch: 'autocoder/lost', baseBranch: 'main' };
+    await createRunWorktree({ ...opts, worktreePath: first });
+    const work = await commitFiles(first, { 'b.txt': 'b\n' }, 'work');
+    await rm(first, { recursive: true, force: true });
+    expect((await listWorktrees(t.repo)).find((entry) => entry.branch === 'autocoder/lost')?.prunable).toBe(
+      true,
+    );
+
+    const second = path.join(t.root, 'again');
+    await createRunWorktree({ ...opts, worktreePath: second });
+    expect(await head(second)).toBe(work);
+    expect((await listWorktrees(t.repo)).some((entry) => entry.prunable)).toBe(false);
   });
 
   it('refuses a path that is a worktree of another branch, and an invalid branch name', async () => {

@@ -45,8 +45,12 @@ export async function listWorktrees(repoPath: string): Promise<WorktreeEntry[]> 
 
 /** The worktree registered at `dir`, comparing real paths (temp dirs are often symlinked). */
 export async function findWorktree(repoPath: string, dir: string): Promise<WorktreeEntry | null> {
+  return worktreeAt(await listWorktrees(repoPath), dir);
+}
+
+async function worktreeAt(entries: WorktreeEntry[], dir: string): Promise<WorktreeEntry | null> {
   const wanted = await canonical(dir);
-  for (const entry of await listWorktrees(repoPath)) {
+  for (const entry of entries) {
     if ((await canonical(entry.path)) === wanted) return entry;
   }
   return null;
@@ -81,9 +85,14 @@ export async function createRunWorktree(opts: {
     const base = (await branchCommit(repoPath, baseBranch)) ?? (await resolveCommit(repoPath, baseBranch));
     if (!base) throw new AppError('NOT_FOUND', `Base branch ${baseBranch} not found`);
 
-    // Forget worktrees whose directories were deleted, so their branches can be attached again.
-    await git(['worktree', 'prune'], { cwd: repoPath });
-    const existing = await findWorktree(repoPath, worktreePath);
+    // Forget worktrees whose directories were deleted, so their branches can be attached again
+    // (git lists them as prunable; pruning when there are none would be a process for nothing).
+    let worktrees = await listWorktrees(repoPath);
+    if (worktrees.some((entry) => entry.prunable)) {
+      await git(['worktree', 'prune'], { cwd: repoPath });
+      worktrees = await listWorktrees(repoPath);
+    }
+    const existing = await worktreeAt(worktrees, worktreePath);
     if (existing) {
       if (existing.branch !== branch) {
         throw new AppError(
@@ -97,7 +106,7 @@ export async function createRunWorktree(opts: {
     await mkdir(path.dirname(path.resolve(worktreePath)), { recursive: true });
 
     if (await branchCommit(repoPath, branch)) {
-      const holder = (await listWorktrees(repoPath)).find((entry) => entry.branch === branch);
+      const holder = worktrees.find((entry) => entry.branch === branch);
       if (holder) {
         throw new AppError('INTERNAL_ERROR', `Branch ${branch} is already checked out at ${holder.path}`);
       }
