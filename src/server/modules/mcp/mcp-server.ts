@@ -1,7 +1,16 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { getParseErrorMessage, safeParseAsync } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  type JSONRPCMessage,
+  McpError,
+  type MessageExtraInfo,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { z } from 'zod';
 import {
   checkStatusResponseSchema,
   checkStatusSchema,
@@ -10,6 +19,7 @@ import {
 } from '@/contracts/coordination.js';
 import { AppError } from '@/server/lib/errors.js';
 import { type CoordinationDeps, checkStatus, postStatus } from '../coordination/coordination.js';
+import { quickCheckStatusInput, quickPostStatusInput } from '../coordination/quick-input.js';
 import type { Agent } from '../coordination/tokens.js';
 import { JsonExchangeTransport } from './json-transport.js';
 
@@ -51,12 +61,80 @@ export const agentAuthInfo = (agent: Agent, token: string): AuthInfo => ({
   extra: { agent },
 });
 
+/** A tool's arguments as its schema reads them, with the SDK's parse and error message. */
+async function parsedLikeSdk<Input>(schema: z.ZodType<Input>, args: unknown, name: string): Promise<Input> {
+  const parsed = await safeParseAsync(schema, args);
+  if (!parsed.success) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(parsed.error)}`,
+    );
+  }
+  return parsed.data;
+}
+
+type ToolCall = (
+  deps: CoordinationDeps,
+  authInfo: AuthInfo | undefined,
+  args: unknown,
+) => Promise<CallToolResult>;
+
+/** A tool's call: its arguments read plainly (quick-input.ts) or by its schema, then its rule. */
+const toolCall =
+  <Input>(
+    name: string,
+    schema: z.ZodType<Input>,
+    quick: (args: unknown) => Input | null,
+    run: (deps: CoordinationDeps, agent: Agent, input: Input) => Promise<object>,
+  ): ToolCall =>
+  async (deps, authInfo, args) => {
+    const input = quick(args) ?? (await parsedLikeSdk(schema, args, name));
+    return asTool(() => run(deps, agentOf(authInfo), input));
+  };
+
+const TOOL_CALLS = new Map<string, ToolCall>([
+  ['check_status', toolCall('check_status', checkStatusSchema, quickCheckStatusInput, checkStatus)],
+  ['post_status', toolCall('post_status', postStatusSchema, quickPostStatusInput, postStatus)],
+]);
+
+/**
+ * `tools/call` as McpServer answers it for these tools, answer for answer, without its two zod
+ * passes: the arguments an agent sends plainly are read by quick-input.ts, as REST bodies are (held
+ * to the schemas by quick-input.test.ts), anything else by the tool's schema with the SDK's own parse
+ * and error message; the answer is not parsed again against the output schema, since the same typed
+ * rules answer REST (mcp-tools.test.ts holds every answer to McpServer's own handler's, and the
+ * SDK's client checks `structuredContent` against the listed output schema). Those two passes were
+ * about an eighth of a call's CPU. Everything else (listing, the protocol, errors) stays McpServer's.
+ */
+function callTool(deps: CoordinationDeps) {
+  return async (
+    request: z.infer<typeof CallToolRequestSchema>,
+    extra: { authInfo?: AuthInfo | undefined },
+  ): Promise<CallToolResult> => {
+    const name = request.params.name;
+    try {
+      const call = TOOL_CALLS.get(name);
+      if (!call) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+      return await call(deps, extra.authInfo, request.params.arguments ?? {});
+    } catch (error) {
+      // As McpServer's createToolError.
+      const text = error instanceof Error ? error.message : String(error);
+      return { content: [{ type: 'text', text }], isError: true };
+    }
+  };
+}
+
 /**
  * An MCP server with the tools `check_status` and `post_status`: the same rules as POST
  * /api/check_status and /api/post_status, for the agent the request's auth info names (so one
- * server serves any agent, one request at a time).
+ * server serves any agent, one request at a time). `sdkToolCalls` keeps McpServer's own
+ * `tools/call` (for the test that holds ours to it).
  */
-export function coordinationMcpServer(deps: CoordinationDeps, version: string): McpServer {
+export function coordinationMcpServer(
+  deps: CoordinationDeps,
+  version: string,
+  options: { sdkToolCalls?: boolean } = {},
+): McpServer {
   // One validator for every server: the SDK's default builds an Ajv instance per server.
   const server = new McpServer({ name: 'autocoder', version }, { jsonSchemaValidator });
   server.registerTool(
@@ -83,6 +161,10 @@ export function coordinationMcpServer(deps: CoordinationDeps, version: string): 
     },
     async (input, extra) => asTool(() => postStatus(deps, agentOf(extra.authInfo), input)),
   );
+  if (!options.sdkToolCalls) {
+    server.server.removeRequestHandler('tools/call');
+    server.server.setRequestHandler(CallToolRequestSchema, callTool(deps));
+  }
   return server;
 }
 
