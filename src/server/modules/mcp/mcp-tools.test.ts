@@ -5,8 +5,6 @@ import { fx, newAgent, useCoordinationApp } from '../coordination/testing/fixtur
 import { resolveToken } from '../coordination/tokens.js';
 import { agentAuthInfo, coordinationMcpServer, McpServerPool } from './mcp-server.js';
 
-useCoordinationApp(createMemoryLockStore);
-
 /**
  * Our `tools/call` (quick-input.ts for plain arguments, no second parse of the answer) against
  * McpServer's own, call for call on one lock store: every answer, tool errors and their texts
@@ -15,6 +13,8 @@ useCoordinationApp(createMemoryLockStore);
  * lock taken again is refreshed; the app's clock does not move).
  */
 describe('tools/call', () => {
+  useCoordinationApp(createMemoryLockStore);
+
   it('answers as McpServer answers, for plain, unusual and invalid arguments', async () => {
     const ours = new McpServerPool(() => coordinationMcpServer(fx.t.deps, 'test'));
     const sdk = new McpServerPool(() => coordinationMcpServer(fx.t.deps, 'test', { sdkToolCalls: true }));
