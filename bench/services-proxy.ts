@@ -38,7 +38,7 @@ export function servicesConfig(): ServicesBenchConfig {
     clients: intEnv('BENCH_SERVICES_CLIENTS', 20),
     requests: intEnv('BENCH_SERVICES_REQUESTS', 10_000),
     timeCapMs: intEnv('BENCH_SERVICES_TIME_CAP_MS', 60_000),
-    rounds: Math.max(1, intEnv('BENCH_SERVICES_ROUNDS', 5)),
+    rounds: Math.max(1, intEnv('BENCH_SERVICES_ROUNDS', 6)),
     pacedRate: intEnv('BENCH_SERVICES_PACED_RATE', 200),
     pacedRequests: intEnv('BENCH_SERVICES_PACED_REQUESTS', 2000),
   };
@@ -153,7 +153,8 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     const get = (targetPort: number, target: string, headers: Record<string, string>) => async () =>
       (await httpRequest(agent, targetPort, 'GET', target, { headers })).status;
     const names = ['direct', 'preview', 'path'] as const;
-    // Direct, preview, path, then again: a change of load during the run falls on all three alike.
+    // Direct, preview, path, then preview, path, direct…: a change of load during the run, and what
+    // one way leaves behind for the next, fall on all three alike (lib/interleave.ts).
     const turns = [
       { name: 'direct', label: 'GET 127.0.0.1:<service>/', send: get(servicePort, '/', {}) },
       {

@@ -1,10 +1,17 @@
-// Scenarios compared as ratios are run in interleaved rounds (A B C, A B C, …) and merged, so
-// that a change of the machine's load during the run falls on all of them alike.
+// Scenarios compared as ratios are run in interleaved rounds and merged, so that a change of the
+// machine's load during the run falls on all of them alike. Each round starts one scenario later
+// (A B C, B C A, C A B, …): the one that follows a given scenario is not always the same. (With the
+// order fixed, the services part's proxy right after direct got 20 points less of direct's
+// throughput than the other, whichever of the two it was.)
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { CLOCK_TICKS_PER_SECOND } from './common.js';
 import { runScenario, type ScenarioResult } from './load.js';
 import { type LatencySummary, round, summarize } from './stats.js';
+
+/** The turns' indexes in round `round`'s order: the list rotated by the round's number. */
+export const roundOrder = (count: number, round: number): number[] =>
+  Array.from({ length: count }, (_, offset) => (round + offset) % count);
 
 /** CPU of a process and all its descendants (a sandboxed service under bwrap), in ms. */
 export function treeCpuMs(pid: number): number | null {
@@ -89,8 +96,11 @@ export interface InterleaveOptions {
 }
 
 /**
- * Runs the scenarios in turn, `rounds` times, each with its share of the requests (the first
- * round warms up fully, later ones briefly), and merges each one's rounds.
+ * Runs the scenarios in turn, `rounds` times, each with its share of the requests, and merges
+ * each one's rounds. The first round warms up fully: twice a round's requests untimed before its
+ * timed ones (with 20 per client only, its timed requests were still cold — direct's at a quarter
+ * of its later rate — and, merged, that raised the proxies' share of direct by several points);
+ * later rounds warm up briefly.
  */
 export async function runInterleaved(
   turns: readonly Turn[],
@@ -101,8 +111,9 @@ export async function runInterleaved(
   const watchedCpuMs = turns.map(() => 0);
   const perRound = Math.max(1, Math.round(options.requests / options.rounds));
   for (let turn = 0; turn < options.rounds; turn += 1) {
-    for (const [index, { name, label, send }] of turns.entries()) {
-      const warmup = turn === 0 ? options.clients * 20 : options.clients * 2;
+    for (const index of roundOrder(turns.length, turn)) {
+      const { name, label, send } = turns[index] as Turn;
+      const warmup = turn === 0 ? Math.max(options.clients * 20, perRound * 2) : options.clients * 2;
       const before = treeCpuMs(options.watchPid);
       const done = await runScenario({
         name,
@@ -129,7 +140,7 @@ export async function runInterleaved(
   return {
     scenarios: turns.map((_, index) => mergeRounds(rounds[index] ?? [], samples[index] ?? [])),
     watchedCpuMs,
-    warmups: options.clients * 20 + (options.rounds - 1) * options.clients * 2,
+    warmups: Math.max(options.clients * 20, perRound * 2) + (options.rounds - 1) * options.clients * 2,
   };
 }
 
@@ -168,7 +179,7 @@ async function pacedLatencies(
   return { samples, errors };
 }
 
-/** Each turn at a fixed rate, in four interleaved rounds; the pooled latencies per turn. */
+/** Each turn at a fixed rate, in four interleaved rounds (rotated); the pooled latencies per turn. */
 export async function runPaced(
   turns: readonly Turn[],
   options: { ratePerSecond: number; requests: number },
@@ -176,7 +187,8 @@ export async function runPaced(
   const samples = turns.map(() => [] as number[]);
   let errors = 0;
   for (let round = 0; round < 4; round += 1) {
-    for (const [index, { send }] of turns.entries()) {
+    for (const index of roundOrder(turns.length, round)) {
+      const { send } = turns[index] as Turn;
       const done = await pacedLatencies(send, {
         ratePerSecond: options.ratePerSecond,
         requests: Math.ceil(options.requests / 4),
