@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { atEndOfTurn } from '@/server/lib/end-of-turn.js';
 import { KeyedQueue } from '@/server/lib/keyed-queue.js';
 import type { Logger } from '@/server/lib/logger.js';
 import { answeredHeaders, type ForwardOptions, hostOf } from './forward-headers.js';
@@ -105,12 +106,19 @@ class Exchange {
     });
   }
 
-  /** Sends the request on `connection`. */
+  /**
+   * Sends the request on `connection` at the end of this turn of the event loop, so that a turn's
+   * requests reach a service in one burst, not a wake-up of it per request between the proxy's
+   * reads. A connection closed meanwhile is its close handler's to retry or answer.
+   */
   start(connection: Connection): void {
     this.sent = true;
     this.connection = connection;
     connection.exchange = this;
-    connection.socket.write(this.head, 'latin1');
+    const { socket } = connection;
+    atEndOfTurn(() => {
+      if (!socket.destroyed && connection.exchange === this) socket.write(this.head, 'latin1');
+    });
   }
 
   /** Still waiting for a connection: not sent yet. */
