@@ -101,12 +101,13 @@ export async function login(deps: AuthDeps, input: LoginInput): Promise<IssuedSe
  *
  * A session in steady use is looked up again ahead of time: a request that finds its entry older
  * than `SESSION_REFRESH_AHEAD_MS` (but younger than the second) is answered from it at once and
- * starts one lookup in the background, which renews the entry or drops it. So a user clicking or
- * a page proxied through the path proxy never waits on the database, while a session removed in
- * another process is still refused within the second, as before.
+ * starts one lookup in the background, at the end of its turn of the event loop, which renews the
+ * entry or drops it. So a user clicking or a page proxied through the path proxy never waits on
+ * the database, about as many lookups are made as before (one per 0.8 s instead of one per second),
+ * and a session removed in another process is still refused within the second.
  */
 const SESSION_RECHECK_MS = 1000;
-const SESSION_REFRESH_AHEAD_MS = 500;
+const SESSION_REFRESH_AHEAD_MS = 800;
 
 interface RecentSession {
   user: SessionUser;
@@ -142,8 +143,14 @@ export async function logout(deps: AuthDeps, token: string): Promise<void> {
  */
 function refreshAhead(deps: AuthDeps, sessionId: string, entry: RecentSession) {
   entry.refreshing = true;
-  const startedAt = deps.now();
+  // After the request that asked has been served: issuing the query is not its to pay for.
+  setImmediate(() => lookUpAgain(deps, sessionId, entry));
+}
+
+function lookUpAgain(deps: AuthDeps, sessionId: string, entry: RecentSession) {
   const recent = recentSessionsOf(deps.db);
+  if (recent.peek(sessionId) !== entry) return;
+  const startedAt = deps.now();
   findSessionUser(deps.db, sessionId, new Date(startedAt)).then(
     (row) => {
       if (recent.peek(sessionId) !== entry) return;
