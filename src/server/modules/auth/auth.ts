@@ -119,6 +119,18 @@ interface RecentSession {
 
 const recentSessions = new WeakMap<Db, LruCache<string, RecentSession>>();
 
+/** Keeps a session as the database just answered it, found at `foundAt`; its user. */
+function remember(
+  recent: LruCache<string, RecentSession>,
+  sessionId: string,
+  row: NonNullable<Awaited<ReturnType<typeof findSessionUser>>>,
+  foundAt: number,
+): SessionUser {
+  const user: SessionUser = { id: row.id, email: row.email, createdAt: row.createdAt };
+  recent.set(sessionId, { user, expiresAt: row.expiresAt.getTime(), foundAt });
+  return user;
+}
+
 function recentSessionsOf(db: Db) {
   let cache = recentSessions.get(db);
   if (!cache) {
@@ -154,11 +166,8 @@ function lookUpAgain(deps: AuthDeps, sessionId: string, entry: RecentSession) {
   findSessionUser(deps.db, sessionId, new Date(startedAt)).then(
     (row) => {
       if (recent.peek(sessionId) !== entry) return;
-      if (!row) recent.delete(sessionId);
-      else {
-        const user: SessionUser = { id: row.id, email: row.email, createdAt: row.createdAt };
-        recent.set(sessionId, { user, expiresAt: row.expiresAt.getTime(), foundAt: startedAt });
-      }
+      if (row) remember(recent, sessionId, row, startedAt);
+      else recent.delete(sessionId);
     },
     // The entry stays as it was: at the second's end a request looks the session up itself.
     () => {
@@ -204,7 +213,5 @@ export async function resolveSession(
     recent.delete(sessionId);
     return null;
   }
-  const user: SessionUser = { id: row.id, email: row.email, createdAt: row.createdAt };
-  recent.set(sessionId, { user, expiresAt: row.expiresAt.getTime(), foundAt: now });
-  return { user, sessionId };
+  return { user: remember(recent, sessionId, row, now), sessionId };
 }

@@ -9,14 +9,19 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
+type Client = Awaited<ReturnType<typeof signedInClient>>['client'];
+
+/** Lists the board as the client, answering how many statements that cost the database. */
+const statementsOfList = (client: Client, projectId: string) => async () => {
+  const before = t.database.stats.statements;
+  expect((await client.get(`/api/tasks?projectId=${projectId}`)).status).toBe(200);
+  return t.database.stats.statements - before;
+};
+
 describe('recently found sessions', () => {
   it('asks the database for a session at most once a second', async () => {
     const { client, projectId } = await signedInClient(t.app);
-    const list = async () => {
-      const before = t.database.stats.statements;
-      expect((await client.get(`/api/tasks?projectId=${projectId}`)).status).toBe(200);
-      return t.database.stats.statements - before;
-    };
+    const list = statementsOfList(client, projectId);
     await list(); // the list itself is cached from now on
     t.advance(1_001);
     expect(await list(), 'the session, then the board version').toBe(2);
@@ -40,11 +45,7 @@ describe('recently found sessions', () => {
 
   it('looks a session in steady use up again ahead of the second, so that no request waits for it', async () => {
     const { client, projectId } = await signedInClient(t.app);
-    const list = async () => {
-      const before = t.database.stats.statements;
-      expect((await client.get(`/api/tasks?projectId=${projectId}`)).status).toBe(200);
-      return t.database.stats.statements - before;
-    };
+    const list = statementsOfList(client, projectId);
     await list();
     t.advance(1_001);
     await list(); // found now
