@@ -1,5 +1,5 @@
-import { git } from '@/server/lib/git.js';
-import { readHead } from './refs.js';
+import { GitError, git } from '@/server/lib/git.js';
+import { readHeadCommit } from './refs.js';
 
 /**
  * Stages everything in the worktree (`git add -A`, honouring .gitignore) and commits it as
@@ -20,5 +20,7 @@ export async function commitAll(worktreePath: string, message: string): Promise<
   );
   if (committed.exitCode === 1) return null;
   // The new commit's id is in the ref git just wrote: read, not asked for (one process fewer per commit).
-  return readHead(worktreePath);
+  const head = await readHeadCommit(worktreePath);
+  if (!head) throw new GitError('git commit left no HEAD', null, '');
+  return head;
 }

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GitError, git } from '@/server/lib/git.js';
-import { branchCommit, readBranchHead, readHead, readHeadCommit, resolveCommit } from './refs.js';
+import { branchCommit, readBranchHead, readHeadCommit, resolveCommit } from './refs.js';
 import { listTree } from './repository.js';
 import { commitFiles, head, makeRepo, type TempRepo } from './test-repo.js';
 
@@ -65,28 +65,28 @@ describe('readBranchHead', () => {
   });
 });
 
-describe('readHead', () => {
+describe('readHeadCommit', () => {
   it('names the commit git names for HEAD: main checkout, linked worktree, packed ref, detached, symbolic', async () => {
-    expect(await readHead(t.repo)).toBe(await head(t.repo));
+    expect(await readHeadCommit(t.repo)).toBe(await head(t.repo));
     const tree = path.join(t.root, 'tree');
     await git(['worktree', 'add', '--quiet', '-b', 'work', tree], { cwd: t.repo });
     await commitFiles(tree, { 'a.txt': 'a' }, 'on work');
     const onWork = await head(tree);
     expect(onWork).not.toBe(await head(t.repo));
-    expect(await readHead(tree)).toBe(onWork);
+    expect(await readHeadCommit(tree)).toBe(onWork);
     // The branch's loose ref goes into packed-refs: read from there.
     await git(['pack-refs', '--all'], { cwd: t.repo });
-    expect(await readHead(tree)).toBe(onWork);
+    expect(await readHeadCommit(tree)).toBe(onWork);
     await git(['checkout', '--quiet', '--detach'], { cwd: tree });
     await commitFiles(tree, { 'b.txt': 'b' }, 'detached');
-    expect(await readHead(tree)).toBe(await head(tree));
+    expect(await readHeadCommit(tree)).toBe(await head(tree));
     // A branch that is itself a symbolic ref is not read from the files: git answers.
     await git(['symbolic-ref', 'refs/heads/alias', 'refs/heads/work'], { cwd: t.repo });
     await git(['checkout', '--quiet', 'alias'], { cwd: tree });
-    expect(await readHead(tree)).toBe(onWork);
+    expect(await readHeadCommit(tree)).toBe(onWork);
   });
 
-  it('readHeadCommit names the same commits, and null for an unborn HEAD', async () => {
+  it('names the same commits through a linked worktree, and null for an unborn HEAD', async () => {
     expect(await readHeadCommit(t.repo)).toBe(await head(t.repo));
     const tree = path.join(t.root, 'tree');
     await git(['worktree', 'add', '--quiet', '-b', 'work', tree], { cwd: t.repo });

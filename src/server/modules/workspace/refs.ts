@@ -133,16 +133,9 @@ async function headFromFiles(checkout: string): Promise<string | undefined> {
 }
 
 /**
- * The commit a checkout's HEAD names, read from git's files when they say it plainly (just after a
- * commit they do: it writes the branch's loose ref), else asked of `git rev-parse`.
- */
-export async function readHead(checkout: string): Promise<string> {
-  return (await headFromFiles(checkout)) ?? (await gitText(['rev-parse', 'HEAD'], { cwd: checkout })).trim();
-}
-
-/**
  * The commit a checkout's HEAD names, or null for an unborn HEAD: from git's files when they say it
- * plainly (`headFromFiles`), else from one `git rev-parse` (`resolveCommitByCommand`).
+ * plainly (`headFromFiles`; just after a commit they do, since it writes the branch's loose ref),
+ * else from one `git rev-parse` (`resolveCommitByCommand`).
  */
 export async function readHeadCommit(checkout: string): Promise<string | null> {
   return (await headFromFiles(checkout)) ?? resolveCommitByCommand(checkout, 'HEAD');
@@ -188,14 +181,14 @@ export async function isAncestor(dir: string, ancestor: string, descendant: stri
   }
 }
 
+const PLAIN_COMPONENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
 /**
  * A plain branch name, valid by git's rules (`git check-ref-format --branch`): components of ASCII
  * letters, digits, `-`, `_` and `.`, separated by single slashes, none starting with `.` or ending
  * with `.lock`, no `..` anywhere, not ending with `.`, not starting with `-`, not `HEAD`. The task
  * branches the server names (`autocoder/<slug>-<id>`) are all plain; anything else is git's to judge.
  */
-const PLAIN_COMPONENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
-
 export function isPlainBranchName(branch: string): boolean {
   if (branch.length > 200 || branch.startsWith('-') || branch === 'HEAD') return false;
   if (branch.includes('..') || branch.endsWith('.')) return false;
