@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { LoginInput, RegisterInput } from '@/contracts/auth.js';
-import type { Db } from '@/server/db/client.js';
+import type { DatabaseKind, Db } from '@/server/db/client.js';
 import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
 import { LruCache } from '@/server/lib/lru-cache.js';
@@ -12,6 +12,11 @@ import { deleteSession, findSessionUser, findUserByEmail, insertSession, insertU
 
 /** What sign-up, sign-in and sessions need from outside (registration creates the first project); `AppDeps` provides it. */
 export interface AuthDeps extends ProjectsDeps {
+  /**
+   * How long a session found in the database is trusted before it is asked for again, in ms; null:
+   * until its logout or its expiry (`sessionRecheckFor`).
+   */
+  sessionRecheckMs: number | null;
   rateLimitStore: RateLimitStore;
   rateLimits: RateLimits;
   /** Logout closes the session's open streams. */
@@ -96,18 +101,29 @@ export async function login(deps: AuthDeps, input: LoginInput): Promise<IssuedSe
 }
 
 /**
- * Sessions found in the last second, per database: a board's burst of requests (list, revalidations,
+ * Sessions found in the database, per database: a board's burst of requests (list, revalidations,
  * cards' runs) asks the database once. Logout drops its entry at once; expiry is checked every time.
  *
- * A session in steady use is looked up again ahead of time: a request that finds its entry older
- * than `SESSION_REFRESH_AHEAD_MS` (but younger than the second) is answered from it at once and
- * starts one lookup in the background, at the end of its turn of the event loop, which renews the
- * entry or drops it. So a user clicking or a page proxied through the path proxy never waits on
- * the database, about as many lookups are made as before (one per 0.8 s instead of one per second),
- * and a session removed in another process is still refused within the second.
+ * How long an entry is trusted depends on who else can end a session (`sessionRecheckFor`). On
+ * PostgreSQL, other AutoCoder processes may share the database, and a logout there deletes the row
+ * without touching this process's entries: an entry is trusted for one second. PGlite is embedded in
+ * this one process (nothing else opens its files while it runs), so a session there ends only by a
+ * logout here, which drops the entry, or by its expiry: an entry is trusted until then, and a
+ * signed-in user's requests (the pages the path proxy serves included) cost no lookup at all.
+ *
+ * With the second, a session in steady use is looked up again ahead of time: a request that finds
+ * its entry older than 0.8 of it is answered from it at once and starts one lookup in the
+ * background, at the end of its turn of the event loop, which renews the entry or drops it. So a
+ * user clicking never waits on the database, about as many lookups are made as before (one per
+ * 0.8 s instead of one per second), and a session removed in another process is still refused
+ * within the second.
  */
-const SESSION_RECHECK_MS = 1000;
-const SESSION_REFRESH_AHEAD_MS = 800;
+export const SESSION_RECHECK_MS = 1000;
+const REFRESH_AHEAD_SHARE = 0.8;
+
+/** The recheck for sessions kept in a database of this kind (see above). */
+export const sessionRecheckFor = (kind: DatabaseKind): number | null =>
+  kind === 'pglite' ? null : SESSION_RECHECK_MS;
 
 interface RecentSession {
   user: SessionUser;
@@ -176,20 +192,22 @@ function lookUpAgain(deps: AuthDeps, sessionId: string, entry: RecentSession) {
   );
 }
 
-/** The user of a session found in the last second (and not expired), or undefined. */
+/** The user of a session found recently enough (and not expired), or undefined. */
 function recentSession(deps: AuthDeps, sessionId: string): SessionUser | undefined {
   const now = deps.now();
   const known = recentSessionsOf(deps.db).get(sessionId);
   if (!known || now >= known.expiresAt || now < known.foundAt) return undefined;
+  const recheck = deps.sessionRecheckMs;
+  if (recheck === null) return known.user;
   const age = now - known.foundAt;
-  if (age >= SESSION_RECHECK_MS) return undefined;
-  if (age >= SESSION_REFRESH_AHEAD_MS && !known.refreshing) refreshAhead(deps, sessionId, known);
+  if (age >= recheck) return undefined;
+  if (age >= recheck * REFRESH_AHEAD_SHARE && !known.refreshing) refreshAhead(deps, sessionId, known);
   return known.user;
 }
 
 /**
  * The user of a session token as `resolveSession` answers it without asking the database, or
- * undefined when it must ask (unknown, or found more than a second ago): for the service proxy,
+ * undefined when it must ask (unknown, or found longer ago than the recheck): for the service proxy,
  * which then answers without waiting on a promise.
  */
 export function recentSessionUser(deps: AuthDeps, token: string): SessionUser | undefined {

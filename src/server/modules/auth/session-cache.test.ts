@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sessions } from '@/server/db/schema.js';
-import { createTestApp, signedInClient, type TestApp } from '@/server/testing/test-app.js';
-import { logout, recentSessionUser } from './auth.js';
+import { createTestApp, signedInClient, TestClient, type TestApp } from '@/server/testing/test-app.js';
+import { logout, recentSessionUser, SESSION_RECHECK_MS, sessionRecheckFor } from './auth.js';
 
 let t: TestApp;
+let embedded: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // The recheck PostgreSQL gets, whichever database runs the tests.
+  t = await createTestApp({ deps: { sessionRecheckMs: SESSION_RECHECK_MS } });
+  embedded = await createTestApp({ deps: { sessionRecheckMs: null } });
 });
-afterAll(async () => t.close());
+afterAll(async () => Promise.all([t.close(), embedded.close()]));
 
 type Client = Awaited<ReturnType<typeof signedInClient>>['client'];
 
@@ -18,7 +21,45 @@ const statementsOfList = (client: Client, projectId: string) => async () => {
   return t.database.stats.statements - before;
 };
 
-describe('recently found sessions', () => {
+describe('the recheck of a database', () => {
+  it('is a second on PostgreSQL, which other processes may share, and none on the embedded PGlite', async () => {
+    expect(sessionRecheckFor('postgres')).toBe(1000);
+    expect(sessionRecheckFor('pglite')).toBeNull();
+    const app = await createTestApp();
+    try {
+      expect(app.deps.sessionRecheckMs).toBe(sessionRecheckFor(app.deps.dbKind));
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('sessions on an embedded database', () => {
+  it('are asked for once, then trusted until logout', async () => {
+    const { client, projectId } = await signedInClient(embedded.app);
+    const list = async () => {
+      const before = embedded.database.stats.statements;
+      expect((await client.get(`/api/tasks?projectId=${projectId}`)).status).toBe(200);
+      return embedded.database.stats.statements - before;
+    };
+    await list(); // the list itself is cached from now on
+    embedded.advance(60 * 60 * 1000);
+    expect(await list(), 'the board version only, an hour on').toBe(1);
+    const replay = new TestClient(embedded.app);
+    replay.cookie = client.cookie;
+    expect((await client.post('/api/auth/logout')).status).toBe(204);
+    expect((await replay.get('/api/projects')).status, 'the old cookie, after logout').toBe(401);
+  });
+
+  it('still expire at their expiry', async () => {
+    const { client } = await signedInClient(embedded.app);
+    expect((await client.get('/api/projects')).status).toBe(200);
+    embedded.advance(30 * 24 * 60 * 60 * 1000 + 1);
+    expect((await client.get('/api/projects')).status).toBe(401);
+  });
+});
+
+describe('recently found sessions, looked up again within the second', () => {
   it('asks the database for a session at most once a second', async () => {
     const { client, projectId } = await signedInClient(t.app);
     const list = statementsOfList(client, projectId);
