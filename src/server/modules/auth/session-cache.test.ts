@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sessions } from '@/server/db/schema.js';
-import { createTestApp, signedInClient, TestClient, type TestApp } from '@/server/testing/test-app.js';
+import { createTestApp, signedInClient, type TestApp, TestClient } from '@/server/testing/test-app.js';
 import { logout, recentSessionUser, SESSION_RECHECK_MS, sessionRecheckFor } from './auth.js';
 
 let t: TestApp;
