@@ -36,9 +36,9 @@ export interface ServicesBenchConfig {
 export function servicesConfig(): ServicesBenchConfig {
   return {
     clients: intEnv('BENCH_SERVICES_CLIENTS', 20),
-    requests: intEnv('BENCH_SERVICES_REQUESTS', 10_000),
+    requests: intEnv('BENCH_SERVICES_REQUESTS', 30_000),
     timeCapMs: intEnv('BENCH_SERVICES_TIME_CAP_MS', 60_000),
-    rounds: Math.max(1, intEnv('BENCH_SERVICES_ROUNDS', 6)),
+    rounds: Math.max(1, intEnv('BENCH_SERVICES_ROUNDS', 3)),
     pacedRate: intEnv('BENCH_SERVICES_PACED_RATE', 200),
     pacedRequests: intEnv('BENCH_SERVICES_PACED_REQUESTS', 2000),
   };
@@ -48,8 +48,11 @@ export type ServicesResult =
   | {
       status: 'ok';
       scenarios: ScenarioResult[];
-      /** Through the proxy against direct, per way in. */
-      ratios: { preview: ProxyCost; path: ProxyCost };
+      /**
+       * Through the proxy against direct, per way in; `relay` is a raw TCP relay (no HTTP at all),
+       * the least any proxy written in Node costs on this machine, for reference.
+       */
+      ratios: { preview: ProxyCost; path: ProxyCost; relay: ProxyCost };
       /** CPU per timed request, µs: AutoCoder's process, the service's, the load generator's. */
       cpuPerRequestUs: ServicesCpu;
       /** Open loop at a fixed rate below capacity: latencies, and what each proxy adds. */
@@ -59,12 +62,12 @@ export type ServicesResult =
     }
   | { status: 'error'; reason: string };
 
-type Way = 'direct' | 'preview' | 'path';
+type Way = 'direct' | 'preview' | 'path' | 'relay';
 type ServicesCpu = Record<Way, { server: number; service: number; bench: number }>;
 interface PacedResult {
   ratePerSecond: number;
   errors: number;
-  latency: Record<Way, LatencySummary>;
+  latency: Record<'direct' | 'preview' | 'path', LatencySummary>;
   added: Record<'preview' | 'path', { addedP50Ms: number; addedP99Ms: number }>;
 }
 
@@ -86,6 +89,39 @@ require('node:http')
   .createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); })
   .listen(Number(process.env.PORT), '127.0.0.1');
 `;
+
+/**
+ * A raw TCP relay to the service, in a process of its own: bytes copied both ways, no HTTP parsed
+ * or written, no check. No proxy written in Node can cost less per request than this on the same
+ * machine, so its share of direct throughput is the ceiling for AutoCoder's proxies here.
+ */
+const RELAY = `
+const net = require('node:net');
+const server = net.createServer((client) => {
+  const service = net.connect(Number(process.env.SERVICE_PORT), '127.0.0.1');
+  client.setNoDelay(true);
+  service.setNoDelay(true);
+  client.pipe(service).pipe(client);
+  client.on('error', () => service.destroy());
+  service.on('error', () => client.destroy());
+});
+server.listen(0, '127.0.0.1', () => console.log('RELAY ' + server.address().port));
+`;
+
+async function startRelay(
+  servicePort: number,
+): Promise<{ port: number; spawned: ReturnType<typeof spawnGroup> }> {
+  const spawned = spawnGroup(process.execPath, ['-e', RELAY], root, {
+    ...baseEnv(),
+    SERVICE_PORT: String(servicePort),
+  });
+  const line = await until(
+    async () => /RELAY (\d+)/.exec(spawned.output())?.[1],
+    (port) => port !== undefined,
+    10_000,
+  );
+  return { port: Number(line), spawned };
+}
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, limitMs: number): Promise<T> {
   const deadline = performance.now() + limitMs;
@@ -110,6 +146,7 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     [RATE_LIMIT_ENV]: '1000000',
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: config.clients + 1, timeout: 4_000 });
+  let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
   try {
     await waitHealthy(port, server, since, { intervalMs: 20 });
     const owner = new BenchClient(agent, port);
@@ -152,7 +189,8 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     const start = os.loadavg().map((value) => round(value, 2));
     const get = (targetPort: number, target: string, headers: Record<string, string>) => async () =>
       (await httpRequest(agent, targetPort, 'GET', target, { headers })).status;
-    const names = ['direct', 'preview', 'path'] as const;
+    relay = await startRelay(servicePort);
+    const names = ['direct', 'preview', 'path', 'relay'] as const;
     // Direct, preview, path, then preview, path, direct…: a change of load during the run, and what
     // one way leaves behind for the next, fall on all three alike (lib/interleave.ts).
     const turns = [
@@ -167,10 +205,19 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
         label: 'GET /api/workspaces/<ws>/services/bench/http/ (session)',
         send: get(port, `${api}/http/`, { cookie: owner.cookie }),
       },
+      {
+        name: 'relay',
+        label: 'GET 127.0.0.1:<relay>/ (raw TCP relay, reference)',
+        send: get(relay.port, '/', {}),
+        serverPid: relay.spawned.pid,
+      },
     ];
     const run = await runInterleaved(turns, { ...config, serverPid: server.pid, watchPid: servicePid });
     // Then at a fixed rate, well below capacity: what the proxy adds to one request.
-    const paced = await runPaced(turns, { ratePerSecond: config.pacedRate, requests: config.pacedRequests });
+    const paced = await runPaced(turns.slice(0, 3), {
+      ratePerSecond: config.pacedRate,
+      requests: config.pacedRequests,
+    });
     const [pacedDirect, pacedPreview, pacedPath] = paced.latencies as [
       LatencySummary,
       LatencySummary,
@@ -186,7 +233,12 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
         `  ${done.name.padEnd(8)} ${int(done.ok).padStart(6)} ok  p50 ${ms(done.latency.p50)} ms  p99 ${ms(done.latency.p99)} ms  ${int(done.throughput)} req/s${done.errors ? `  ${done.errors} errors ${JSON.stringify(done.errorKinds)}` : ''}`,
       );
     }
-    const [direct, preview, pathProxy] = scenarios as [ScenarioResult, ScenarioResult, ScenarioResult];
+    const [direct, preview, pathProxy, relayed] = scenarios as [
+      ScenarioResult,
+      ScenarioResult,
+      ScenarioResult,
+      ScenarioResult,
+    ];
     const cost = (through: ScenarioResult): ProxyCost => ({
       throughputRatio: round(through.throughput / Math.max(direct.throughput, 1), 3),
       addedP99Ms: round(through.latency.p99 - direct.latency.p99, 2),
@@ -206,7 +258,7 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     return {
       status: 'ok',
       scenarios,
-      ratios: { preview: cost(preview), path: cost(pathProxy) },
+      ratios: { preview: cost(preview), path: cost(pathProxy), relay: cost(relayed) },
       cpuPerRequestUs,
       paced: {
         ratePerSecond: config.pacedRate,
@@ -221,6 +273,7 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     return { status: 'error', reason: error instanceof Error ? error.message : String(error) };
   } finally {
     agent.destroy();
+    await relay?.spawned.stop();
     await server.stop();
     await removeTempDir(dataDir);
   }
@@ -261,7 +314,7 @@ export function printServices(result: ServicesResult, config: ServicesBenchConfi
         int(s.throughput),
         s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
         ...(['server', 'service', 'bench'] as const).map((of) => {
-          const us = result.cpuPerRequestUs[s.name as 'direct' | 'preview' | 'path']?.[of];
+          const us = result.cpuPerRequestUs[s.name as Way]?.[of];
           return us === undefined || Number.isNaN(us) ? '–' : int(us);
         }),
       ]),
@@ -269,7 +322,7 @@ export function printServices(result: ServicesResult, config: ServicesBenchConfi
   );
   for (const [way, cost] of Object.entries(result.ratios)) {
     console.log(
-      `  ${way}: ${(cost.throughputRatio * 100).toFixed(0)} % of direct throughput, p50 +${ms(cost.addedP50Ms)} ms, p99 +${ms(cost.addedP99Ms)} ms`,
+      `  ${way}: ${(cost.throughputRatio * 100).toFixed(0)} % of direct throughput, p50 +${ms(cost.addedP50Ms)} ms, p99 +${ms(cost.addedP99Ms)} ms${way === 'relay' ? ' (a raw TCP relay: the most a proxy in Node can keep here)' : ''}`,
     );
   }
   const { paced } = result;

@@ -81,6 +81,8 @@ export interface Turn {
   name: string;
   label: string;
   send: () => Promise<number>;
+  /** The process whose CPU this turn reports as the server's, when not the options' `serverPid`. */
+  serverPid?: number | undefined;
 }
 
 export interface InterleaveOptions {
@@ -112,7 +114,7 @@ export async function runInterleaved(
   const perRound = Math.max(1, Math.round(options.requests / options.rounds));
   for (let turn = 0; turn < options.rounds; turn += 1) {
     for (const index of roundOrder(turns.length, turn)) {
-      const { name, label, send } = turns[index] as Turn;
+      const { name, label, send, serverPid } = turns[index] as Turn;
       const warmup = turn === 0 ? Math.max(options.clients * 20, perRound * 2) : options.clients * 2;
       const before = treeCpuMs(options.watchPid);
       const done = await runScenario({
@@ -123,7 +125,7 @@ export async function runInterleaved(
         timeCapMs: options.timeCapMs,
         warmup,
         expect: 200,
-        serverPid: options.serverPid,
+        serverPid: serverPid ?? options.serverPid,
         send: async (_worker, request) => {
           const t0 = performance.now();
           const status = await send();
@@ -166,8 +168,15 @@ async function pacedLatencies(
     pending.push(
       send().then(
         (status) => {
-          if (status === 200) { samples.push(performance.now() - t0); (globalThis as any).__slow ??= []; (globalThis as any).__slow.push([index, Math.round(t0 - started), +(performance.now() - t0).toFixed(2)]); }
-          else errors += 1;
+          if (status === 200) {
+            samples.push(performance.now() - t0);
+            (globalThis as any).__slow ??= [];
+            (globalThis as any).__slow.push([
+              index,
+              Math.round(t0 - started),
+              +(performance.now() - t0).toFixed(2),
+            ]);
+          } else errors += 1;
         },
         () => {
           errors += 1;
@@ -194,7 +203,11 @@ export async function runPaced(
         requests: Math.ceil(options.requests / 4),
       });
       samples[index]?.push(...done.samples);
-      const slow = ((globalThis as any).__slow ?? []).sort((a: number[], b: number[]) => (b[2] ?? 0) - (a[2] ?? 0)).slice(0, 12); console.log('TURN', index, JSON.stringify(slow)); (globalThis as any).__slow = [];
+      const slow = ((globalThis as any).__slow ?? [])
+        .sort((a: number[], b: number[]) => (b[2] ?? 0) - (a[2] ?? 0))
+        .slice(0, 12);
+      console.log('TURN', index, JSON.stringify(slow));
+      (globalThis as any).__slow = [];
       errors += done.errors;
     }
   }
