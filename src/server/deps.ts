@@ -18,8 +18,8 @@ import type { ServiceManager } from './modules/services/service-manager.js';
 export interface AppDeps {
   db: Db;
   dbKind: DatabaseKind;
-  /** How long a session found in the database is trusted; null: until logout or expiry (`sessionRecheckFor`). */
-  sessionRecheckMs: number | null;
+  /** How long a session found in the database is trusted; null: until logout or expiry (`credentialRecheckFor`). */
+  credentialRecheckMs: number | null;
   /** Statement counters of the database connection (GET /api/metrics). */
   dbStats: QueryStats;
   /** Root for repositories and other files the app keeps. */

@@ -6,7 +6,7 @@ import { createGuardedFetch } from './lib/guarded-fetch.js';
 import type { Logger } from './lib/logger.js';
 import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
-import { sessionRecheckFor } from './modules/auth/auth.js';
+import { credentialRecheckFor } from './modules/auth/auth.js';
 import { liveSessionIds } from './modules/auth/auth.repo.js';
 import type { CheckSandbox } from './modules/checks/check-runner.js';
 import { graphNeighbourSource } from './modules/coordination/graph-neighbours.js';
@@ -154,7 +154,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const deps: AppDeps = {
     db: options.database.db,
     dbKind: options.database.kind,
-    sessionRecheckMs: sessionRecheckFor(options.database.kind),
+    credentialRecheckMs: credentialRecheckFor(options.database.kind),
     dbStats: options.database.stats,
     dataDir: options.dataDir,
     importRoots: options.importRoots ?? [],

@@ -119,7 +119,9 @@ export function agentRequests(
   const rest = async (path: RestPath, req: IncomingMessage, res: ServerResponse, rules: HostRules) => {
     const token = bearerToken(header(req, 'authorization'));
     // A token that names no agent, or a database that cannot say: the app answers (401, 500).
-    const agent = token ? await resolveToken(deps.db, token, deps.now()).catch(() => null) : null;
+    const agent = token
+      ? await resolveToken(deps.db, token, deps.now(), deps.credentialRecheckMs).catch(() => null)
+      : null;
     if (!agent) return app(req, res);
     const body = await readBody(req);
     const text = utf8.decode(body);

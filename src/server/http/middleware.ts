@@ -69,7 +69,7 @@ export function requireAgent(deps: AppDeps): MiddlewareHandler<AppEnv> {
     const authorization = c.req.header('authorization');
     if (authorization !== undefined) {
       const token = bearerToken(authorization);
-      const agent = token ? await resolveToken(deps.db, token, deps.now()) : null;
+      const agent = token ? await resolveToken(deps.db, token, deps.now(), deps.credentialRecheckMs) : null;
       if (!agent) throw new AppError('UNAUTHORIZED', 'Unknown or revoked agent token');
       c.set('agent', agent);
       return next();

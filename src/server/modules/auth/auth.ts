@@ -14,9 +14,9 @@ import { deleteSession, findSessionUser, findUserByEmail, insertSession, insertU
 export interface AuthDeps extends ProjectsDeps {
   /**
    * How long a session found in the database is trusted before it is asked for again, in ms; null:
-   * until its logout or its expiry (`sessionRecheckFor`).
+   * until its logout or its expiry (`credentialRecheckFor`).
    */
-  sessionRecheckMs: number | null;
+  credentialRecheckMs: number | null;
   rateLimitStore: RateLimitStore;
   rateLimits: RateLimits;
   /** Logout closes the session's open streams. */
@@ -104,7 +104,7 @@ export async function login(deps: AuthDeps, input: LoginInput): Promise<IssuedSe
  * Sessions found in the database, per database: a board's burst of requests (list, revalidations,
  * cards' runs) asks the database once. Logout drops its entry at once; expiry is checked every time.
  *
- * How long an entry is trusted depends on who else can end a session (`sessionRecheckFor`). On
+ * How long an entry is trusted depends on who else can end a session (`credentialRecheckFor`). On
  * PostgreSQL, other AutoCoder processes may share the database, and a logout there deletes the row
  * without touching this process's entries: an entry is trusted for one second. PGlite is embedded in
  * this one process (nothing else opens its files while it runs), so a session there ends only by a
@@ -122,7 +122,7 @@ export const SESSION_RECHECK_MS = 1000;
 const REFRESH_AHEAD_SHARE = 0.8;
 
 /** The recheck for sessions kept in a database of this kind (see above). */
-export const sessionRecheckFor = (kind: DatabaseKind): number | null =>
+export const credentialRecheckFor = (kind: DatabaseKind): number | null =>
   kind === 'pglite' ? null : SESSION_RECHECK_MS;
 
 interface RecentSession {
@@ -197,7 +197,7 @@ function recentSession(deps: AuthDeps, sessionId: string): SessionUser | undefin
   const now = deps.now();
   const known = recentSessionsOf(deps.db).get(sessionId);
   if (!known || now >= known.expiresAt || now < known.foundAt) return undefined;
-  const recheck = deps.sessionRecheckMs;
+  const recheck = deps.credentialRecheckMs;
   if (recheck === null) return known.user;
   const age = now - known.foundAt;
   if (age >= recheck) return undefined;

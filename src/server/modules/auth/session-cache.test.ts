@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sessions } from '@/server/db/schema.js';
 import { createTestApp, signedInClient, type TestApp, TestClient } from '@/server/testing/test-app.js';
-import { logout, recentSessionUser, SESSION_RECHECK_MS, sessionRecheckFor } from './auth.js';
+import { credentialRecheckFor, logout, recentSessionUser, SESSION_RECHECK_MS } from './auth.js';
 
 let t: TestApp;
 let embedded: TestApp;
 beforeAll(async () => {
   // The recheck PostgreSQL gets, whichever database runs the tests.
-  t = await createTestApp({ deps: { sessionRecheckMs: SESSION_RECHECK_MS } });
-  embedded = await createTestApp({ deps: { sessionRecheckMs: null } });
+  t = await createTestApp({ deps: { credentialRecheckMs: SESSION_RECHECK_MS } });
+  embedded = await createTestApp({ deps: { credentialRecheckMs: null } });
 });
 afterAll(async () => Promise.all([t.close(), embedded.close()]));
 
@@ -23,11 +23,11 @@ const statementsOfList = (client: Client, projectId: string) => async () => {
 
 describe('the recheck of a database', () => {
   it('is a second on PostgreSQL, which other processes may share, and none on the embedded PGlite', async () => {
-    expect(sessionRecheckFor('postgres')).toBe(1000);
-    expect(sessionRecheckFor('pglite')).toBeNull();
+    expect(credentialRecheckFor('postgres')).toBe(1000);
+    expect(credentialRecheckFor('pglite')).toBeNull();
     const app = await createTestApp();
     try {
-      expect(app.deps.sessionRecheckMs).toBe(sessionRecheckFor(app.deps.dbKind));
+      expect(app.deps.credentialRecheckMs).toBe(credentialRecheckFor(app.deps.dbKind));
     } finally {
       await app.close();
     }

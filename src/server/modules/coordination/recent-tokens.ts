@@ -11,9 +11,11 @@ export interface Agent {
 }
 
 /**
- * How long a token found in the database is trusted without asking again. A token revoked in this
+ * How long a token found in PostgreSQL is trusted without asking again. A token revoked in this
  * process stops working at once; one revoked in another process (or deleted by hand) works at most
- * this long after it was last confirmed.
+ * this long after it was last confirmed. On PGlite, embedded in this one process, a token is
+ * revoked here or not at all: it is trusted until then (`lookup`'s `recheckMs` null, as
+ * `credentialRecheckFor` gives it).
  */
 export const TOKEN_RECHECK_MS = 1000;
 /** A token unused this long is dropped rather than confirmed again. */
@@ -43,13 +45,16 @@ export class RecentTokens {
 
   constructor(private readonly db: Db) {}
 
-  /** The agent of a token hash, or null when the database has no such token. */
-  async lookup(tokenHash: string, now: number): Promise<Agent | null> {
-    const fresh = this.#fresh(tokenHash, now);
+  /**
+   * The agent of a token hash, or null when the database has no such token. A known token is
+   * confirmed again once `recheckMs` old; null: never (only a revoke here ends it).
+   */
+  async lookup(tokenHash: string, now: number, recheckMs: number | null): Promise<Agent | null> {
+    const fresh = this.#fresh(tokenHash, now, recheckMs);
     if (fresh) return fresh;
     if (this.#known.get(tokenHash)) {
       await this.#confirmDue(now);
-      const confirmed = this.#fresh(tokenHash, now);
+      const confirmed = this.#fresh(tokenHash, now, recheckMs);
       if (confirmed) return confirmed;
     }
     const generation = this.#generation;
@@ -69,9 +74,10 @@ export class RecentTokens {
     this.#known.delete(tokenHash);
   }
 
-  #fresh(tokenHash: string, now: number): Agent | null {
+  #fresh(tokenHash: string, now: number, recheckMs: number | null): Agent | null {
     const known = this.#known.get(tokenHash);
-    if (!known || now < known.confirmedAt || now - known.confirmedAt >= TOKEN_RECHECK_MS) return null;
+    if (!known) return null;
+    if (recheckMs !== null && (now < known.confirmedAt || now - known.confirmedAt >= recheckMs)) return null;
     known.usedAt = now;
     return known.agent;
   }

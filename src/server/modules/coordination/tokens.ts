@@ -35,15 +35,23 @@ export async function listTokens(db: Db, userId: string): Promise<AgentToken[]> 
   }));
 }
 
-/** Revokes a token at once (in this process; within TOKEN_RECHECK_MS in others). 404 when it is not the user's. */
+/** Revokes a token at once (in this process; within TOKEN_RECHECK_MS in others sharing PostgreSQL). 404 when it is not the user's. */
 export async function revokeToken(db: Db, userId: string, id: string): Promise<void> {
   const tokenHash = await deleteToken(db, userId, id);
   if (!tokenHash) throw notFound('NOT_FOUND', 'Token');
   recentTokensOf(db).forget(tokenHash);
 }
 
-/** The agent a bearer token names, or null when it is not a live token (see recent-tokens.ts). */
-export async function resolveToken(db: Db, token: string, now: number): Promise<Agent | null> {
+/**
+ * The agent a bearer token names, or null when it is not a live token (see recent-tokens.ts); a
+ * token found is trusted `recheckMs` (null: until revoked here), as `credentialRecheckFor` gives it.
+ */
+export async function resolveToken(
+  db: Db,
+  token: string,
+  now: number,
+  recheckMs: number | null,
+): Promise<Agent | null> {
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 128) return null;
-  return recentTokensOf(db).lookup(hashOf(token), now);
+  return recentTokensOf(db).lookup(hashOf(token), now, recheckMs);
 }

@@ -22,12 +22,12 @@ export type GitAccess =
 
 /** Who may reach a project's repository: the agent of a live token, on a project of its user. */
 export async function gitAccess(
-  deps: { db: Db; now: () => number },
+  deps: { db: Db; now: () => number; credentialRecheckMs: number | null },
   authorization: string | undefined,
   projectId: string,
 ): Promise<GitAccess> {
   const token = tokenOf(authorization);
-  const agent = token ? await resolveToken(deps.db, token, deps.now()) : null;
+  const agent = token ? await resolveToken(deps.db, token, deps.now(), deps.credentialRecheckMs) : null;
   if (!agent) return { ok: false, reason: 'unauthorized' };
   const project = await findOwnedProject(deps.db, agent.userId, projectId);
   return project ? { ok: true, agent, project } : { ok: false, reason: 'not-found' };

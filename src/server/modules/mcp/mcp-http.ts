@@ -16,6 +16,8 @@ import { agentAuthInfo, coordinationMcpServer, MAX_MCP_BODY_BYTES, McpServerPool
 /** What /mcp needs of the app (McpDeps satisfies it). */
 export interface McpDeps extends CoordinationDeps {
   version: string;
+  /** How long a token found in the database is trusted (`credentialRecheckFor`). */
+  credentialRecheckMs: number | null;
 }
 
 /** An HTTP request to /mcp, as the app's route (a web Request) or the node server (agent-requests.ts) has it. */
@@ -91,7 +93,9 @@ export class McpEndpoint {
       } satisfies ApiErrorBody);
     }
     const token = bearerToken(incoming.header('authorization'));
-    const agent = token ? await resolveToken(this.deps.db, token, this.deps.now()) : null;
+    const agent = token
+      ? await resolveToken(this.deps.db, token, this.deps.now(), this.deps.credentialRecheckMs)
+      : null;
     if (!token || !agent) {
       return json(
         401,

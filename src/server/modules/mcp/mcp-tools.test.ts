@@ -20,7 +20,12 @@ describe('tools/call', () => {
     const sdk = new McpServerPool(() => coordinationMcpServer(fx.t.deps, 'test', { sdkToolCalls: true }));
     const authOf = async (name: string) => {
       const client = await newAgent(name);
-      const agent = await resolveToken(fx.t.deps.db, client.token, fx.t.deps.now());
+      const agent = await resolveToken(
+        fx.t.deps.db,
+        client.token,
+        fx.t.deps.now(),
+        fx.t.deps.credentialRecheckMs,
+      );
       if (!agent) throw new Error('no agent');
       return agentAuthInfo(agent, client.token);
     };
