@@ -1,13 +1,24 @@
 // The coordination part's tables and aims (bench/coordination.ts measures).
 
 import type { CoordinationServerResult } from './coordination.js';
-import { CALLS, COORDINATION_AIMS, type CoordinationConfig, STORE_OPS } from './coordination-config.js';
+import {
+  CALLS,
+  COORDINATION_AIMS,
+  type CoordinationConfig,
+  STORE_OPS,
+  type TransportResult,
+} from './coordination-config.js';
 import type { StoreDirectResult } from './coordination-store.js';
 import type { Aim } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
 
 export interface CoordinationPartResult {
   direct: StoreDirectResult[];
+  /**
+   * The same agents over REST against a bare node server answering canned answers
+   * (bench/coordination-floor.ts): what the machine alone costs at this load; null if it failed.
+   */
+  floor?: TransportResult | null;
   servers: CoordinationServerResult[];
 }
 
@@ -35,6 +46,14 @@ export function printCoordination(result: CoordinationPartResult, config: Coordi
       : [[`${STORE[entry.store]}, direct: skipped (${entry.reason})`, '', '', '', '', '']],
   );
   console.log(table(['lock store called directly', 'calls', 'p50', 'p90', 'p99', 'max'], directRows));
+  const floor = result.floor;
+  if (floor)
+    console.log(
+      `\nHTTP floor — the same agents over REST against a bare node server answering canned answers ` +
+        `(no auth, lock or lookup): p50 ${ms(floor.all.p50)} ms, p99 ${ms(floor.all.p99)} ms, ` +
+        `${int(floor.callsPerSecond)} calls/s; its CPU ${floor.serverCpuMsPerCall?.toFixed(2) ?? '–'} ms/call, ` +
+        `the agents' ${floor.benchCpuMsPerCall?.toFixed(2) ?? '–'} ms/call`,
+    );
 
   for (const server of result.servers) {
     const title = `${DB[server.database]}, ${STORE[server.store]}`;

@@ -5,6 +5,7 @@ import { type BoardDbResult, benchBoard, boardConfig } from './board.js';
 import { boardAims, printBoard } from './board-report.js';
 import { benchCoordinationServer, type CoordinationServerResult } from './coordination.js';
 import { coordinationConfig, type StoreKind } from './coordination-config.js';
+import { benchHttpFloor } from './coordination-floor.js';
 import { type CoordinationPartResult, coordinationAims, printCoordination } from './coordination-report.js';
 import { benchStoreDirect } from './coordination-store.js';
 import { benchDiff, type DiffDbResult, diffConfig } from './diff.js';
@@ -118,6 +119,7 @@ async function runCoordinationPart(): Promise<{ result: CoordinationPartResult; 
   );
   const direct = [];
   for (const store of stores) direct.push(await benchStoreDirect(store, coordinationSettings));
+  const floor = await benchHttpFloor(coordinationSettings);
   const perDatabase = await eachDatabase<CoordinationServerResult[]>(
     async (kind, databaseUrl) => {
       const results: CoordinationServerResult[] = [];
@@ -129,7 +131,7 @@ async function runCoordinationPart(): Promise<{ result: CoordinationPartResult; 
     },
     (database, reason) => stores.map((store) => ({ status: 'skipped', database, store, reason })),
   );
-  const result = { direct, servers: perDatabase.flat() };
+  const result = { direct, floor, servers: perDatabase.flat() };
   return { result, aims: coordinationAims(result, coordinationSettings) };
 }
 

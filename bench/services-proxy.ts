@@ -17,6 +17,7 @@ import { cpuUsPerRequest, runInterleaved, runPaced } from './lib/interleave.js';
 import type { ScenarioResult } from './lib/load.js';
 import { freePort, makeTempDir, removeTempDir, spawnGroup, waitHealthy } from './lib/processes.js';
 import { type LatencySummary, round } from './lib/stats.js';
+import { startRelay } from './lib/tcp-relay.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -89,39 +90,6 @@ require('node:http')
   .createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); })
   .listen(Number(process.env.PORT), '127.0.0.1');
 `;
-
-/**
- * A raw TCP relay to the service, in a process of its own: bytes copied both ways, no HTTP parsed
- * or written, no check. No proxy written in Node can cost less per request than this on the same
- * machine, so its share of direct throughput is the ceiling for AutoCoder's proxies here.
- */
-const RELAY = `
-const net = require('node:net');
-const server = net.createServer((client) => {
-  const service = net.connect(Number(process.env.SERVICE_PORT), '127.0.0.1');
-  client.setNoDelay(true);
-  service.setNoDelay(true);
-  client.pipe(service).pipe(client);
-  client.on('error', () => service.destroy());
-  service.on('error', () => client.destroy());
-});
-server.listen(0, '127.0.0.1', () => console.log('RELAY ' + server.address().port));
-`;
-
-async function startRelay(
-  servicePort: number,
-): Promise<{ port: number; spawned: ReturnType<typeof spawnGroup> }> {
-  const spawned = spawnGroup(process.execPath, ['-e', RELAY], root, {
-    ...baseEnv(),
-    SERVICE_PORT: String(servicePort),
-  });
-  const line = await until(
-    async () => /RELAY (\d+)/.exec(spawned.output())?.[1],
-    (port) => port !== undefined,
-    10_000,
-  );
-  return { port: Number(line), spawned };
-}
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, limitMs: number): Promise<T> {
   const deadline = performance.now() + limitMs;

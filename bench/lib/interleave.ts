@@ -168,15 +168,8 @@ async function pacedLatencies(
     pending.push(
       send().then(
         (status) => {
-          if (status === 200) {
-            samples.push(performance.now() - t0);
-            (globalThis as any).__slow ??= [];
-            (globalThis as any).__slow.push([
-              index,
-              Math.round(t0 - started),
-              +(performance.now() - t0).toFixed(2),
-            ]);
-          } else errors += 1;
+          if (status === 200) samples.push(performance.now() - t0);
+          else errors += 1;
         },
         () => {
           errors += 1;
@@ -203,11 +196,6 @@ export async function runPaced(
         requests: Math.ceil(options.requests / 4),
       });
       samples[index]?.push(...done.samples);
-      const slow = ((globalThis as any).__slow ?? [])
-        .sort((a: number[], b: number[]) => (b[2] ?? 0) - (a[2] ?? 0))
-        .slice(0, 12);
-      console.log('TURN', index, JSON.stringify(slow));
-      (globalThis as any).__slow = [];
       errors += done.errors;
     }
   }
