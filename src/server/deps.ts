@@ -18,7 +18,7 @@ import type { ServiceManager } from './modules/services/service-manager.js';
 export interface AppDeps {
   db: Db;
   dbKind: DatabaseKind;
-  /** How long a session found in the database is trusted; null: until logout or expiry (`credentialRecheckFor`). */
+  /** How long a session or agent token found in the database is trusted; null: until logout, revoke or expiry (`credentialRecheckFor`). */
   credentialRecheckMs: number | null;
   /** Statement counters of the database connection (GET /api/metrics). */
   dbStats: QueryStats;

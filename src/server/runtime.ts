@@ -1,12 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import type { Database } from './db/client.js';
 import type { AppDeps } from './deps.js';
+import { credentialRecheckFor } from './lib/credential-recheck.js';
 import { closeGitObjectReaders } from './lib/git-objects.js';
 import { createGuardedFetch } from './lib/guarded-fetch.js';
 import type { Logger } from './lib/logger.js';
 import { createNetworkPolicy, type NetworkPolicyOptions } from './lib/network-policy.js';
 import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
-import { credentialRecheckFor } from './modules/auth/auth.js';
 import { liveSessionIds } from './modules/auth/auth.repo.js';
 import type { CheckSandbox } from './modules/checks/check-runner.js';
 import { graphNeighbourSource } from './modules/coordination/graph-neighbours.js';

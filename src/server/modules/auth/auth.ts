@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { LoginInput, RegisterInput } from '@/contracts/auth.js';
-import type { DatabaseKind, Db } from '@/server/db/client.js';
+import type { Db } from '@/server/db/client.js';
 import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
 import { LruCache } from '@/server/lib/lru-cache.js';
@@ -118,12 +118,7 @@ export async function login(deps: AuthDeps, input: LoginInput): Promise<IssuedSe
  * 0.8 s instead of one per second), and a session removed in another process is still refused
  * within the second.
  */
-export const SESSION_RECHECK_MS = 1000;
 const REFRESH_AHEAD_SHARE = 0.8;
-
-/** The recheck for sessions kept in a database of this kind (see above). */
-export const credentialRecheckFor = (kind: DatabaseKind): number | null =>
-  kind === 'pglite' ? null : SESSION_RECHECK_MS;
 
 interface RecentSession {
   user: SessionUser;

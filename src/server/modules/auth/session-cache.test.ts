@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sessions } from '@/server/db/schema.js';
+import { CREDENTIAL_RECHECK_MS, credentialRecheckFor } from '@/server/lib/credential-recheck.js';
 import { createTestApp, signedInClient, type TestApp, TestClient } from '@/server/testing/test-app.js';
-import { credentialRecheckFor, logout, recentSessionUser, SESSION_RECHECK_MS } from './auth.js';
+import { logout, recentSessionUser } from './auth.js';
 
 let t: TestApp;
 let embedded: TestApp;
 beforeAll(async () => {
   // The recheck PostgreSQL gets, whichever database runs the tests.
-  t = await createTestApp({ deps: { credentialRecheckMs: SESSION_RECHECK_MS } });
+  t = await createTestApp({ deps: { credentialRecheckMs: CREDENTIAL_RECHECK_MS } });
   embedded = await createTestApp({ deps: { credentialRecheckMs: null } });
 });
 afterAll(async () => Promise.all([t.close(), embedded.close()]));

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentTokens } from '@/server/db/schema.js';
+import { CREDENTIAL_RECHECK_MS } from '@/server/lib/credential-recheck.js';
 import { createTestApp, signedInClient, type TestApp } from '@/server/testing/test-app.js';
-import { recentTokensOf, TOKEN_RECHECK_MS } from './recent-tokens.js';
+import { recentTokensOf } from './recent-tokens.js';
 import { createToken, resolveToken, revokeToken } from './tokens.js';
 
 /** The tokens cache behind every agent call: how long a revoked token may live on, and its cost. */
@@ -24,7 +25,7 @@ const clock = () => {
 };
 const deleteRow = (id: string) => db().delete(agentTokens).where(eq(agentTokens.id, id));
 /** As on PostgreSQL, whose tokens may be revoked by other processes. */
-const resolve = (token: string, now: number) => resolveToken(db(), token, now, TOKEN_RECHECK_MS);
+const resolve = (token: string, now: number) => resolveToken(db(), token, now, CREDENTIAL_RECHECK_MS);
 
 describe('agent tokens on an embedded database', () => {
   it('are trusted until revoked here: nothing else can revoke them', async () => {
@@ -50,14 +51,14 @@ describe('agent tokens, cached', () => {
     expect(await resolve(created.token, now)).toBeNull();
   });
 
-  it('stops a token deleted elsewhere (another process) TOKEN_RECHECK_MS after it was confirmed', async () => {
+  it('stops a token deleted elsewhere (another process) CREDENTIAL_RECHECK_MS after it was confirmed', async () => {
     const now = clock();
     const created = await createToken(db(), userId, { name: 'elsewhere' });
     expect(await resolve(created.token, now)).not.toBeNull();
     await deleteRow(created.id);
-    // The chosen staleness: trusted until TOKEN_RECHECK_MS after the database last said so.
-    expect(await resolve(created.token, now + TOKEN_RECHECK_MS - 1)).not.toBeNull();
-    expect(await resolve(created.token, now + TOKEN_RECHECK_MS)).toBeNull();
+    // The chosen staleness: trusted until CREDENTIAL_RECHECK_MS after the database last said so.
+    expect(await resolve(created.token, now + CREDENTIAL_RECHECK_MS - 1)).not.toBeNull();
+    expect(await resolve(created.token, now + CREDENTIAL_RECHECK_MS)).toBeNull();
     expect(await resolve(created.token, now)).toBeNull();
   });
 
@@ -67,11 +68,11 @@ describe('agent tokens, cached', () => {
     const tokenHash = createHash('sha256').update(created.token).digest('hex');
     const recent = recentTokensOf(db());
     // The revoke lands while the lookup waits for the database: what it read must not be kept.
-    const lookup = recent.lookup(tokenHash, now, TOKEN_RECHECK_MS);
+    const lookup = recent.lookup(tokenHash, now, CREDENTIAL_RECHECK_MS);
     recent.forget(tokenHash);
     expect(await lookup).toMatchObject({ id: created.id });
     const before = t.database.stats.statements;
-    await recent.lookup(tokenHash, now, TOKEN_RECHECK_MS);
+    await recent.lookup(tokenHash, now, CREDENTIAL_RECHECK_MS);
     expect(t.database.stats.statements - before).toBe(1);
   });
 
@@ -86,7 +87,7 @@ describe('agent tokens, cached', () => {
 
     const stats = t.database.stats;
     const before = stats.statements;
-    const later = now + TOKEN_RECHECK_MS;
+    const later = now + CREDENTIAL_RECHECK_MS;
     const agents = [];
     for (const { token } of tokens.slice(1)) agents.push(await resolve(token, later));
     expect(agents.map((agent) => agent?.name)).toEqual(tokens.slice(1).map((token) => token.name));

@@ -1,4 +1,5 @@
 import type { Db } from '@/server/db/client.js';
+import { CREDENTIAL_RECHECK_MS } from '@/server/lib/credential-recheck.js';
 import { LruCache } from '@/server/lib/lru-cache.js';
 import { type AgentTokenRow, findTokenByHash, findTokensByHashes } from './tokens.repo.js';
 
@@ -11,15 +12,12 @@ export interface Agent {
 }
 
 /**
- * How long a token found in PostgreSQL is trusted without asking again. A token revoked in this
- * process stops working at once; one revoked in another process (or deleted by hand) works at most
- * this long after it was last confirmed. On PGlite, embedded in this one process, a token is
- * revoked here or not at all: it is trusted until then (`lookup`'s `recheckMs` null, as
- * `credentialRecheckFor` gives it).
+ * A token unused this long is dropped rather than confirmed again. How long a token is trusted is
+ * the caller's `recheckMs` (`credentialRecheckFor`): a token revoked in this process stops working
+ * at once; one revoked in another process (or deleted by hand) works at most that long after it was
+ * last confirmed; on PGlite (null) a token is revoked here or not at all.
  */
-export const TOKEN_RECHECK_MS = 1000;
-/** A token unused this long is dropped rather than confirmed again. */
-const FORGET_UNUSED_MS = 30 * TOKEN_RECHECK_MS;
+const FORGET_UNUSED_MS = 30 * CREDENTIAL_RECHECK_MS;
 /** Hashes per confirming statement. */
 const BATCH = 500;
 
@@ -33,7 +31,7 @@ interface Known {
 const agentOf = (row: AgentTokenRow): Agent => ({ id: row.id, name: row.name, userId: row.userId });
 
 /**
- * The tokens of one database seen lately. A token is confirmed again once it is TOKEN_RECHECK_MS
+ * The tokens of one database seen lately. A token is confirmed again once it is `recheckMs`
  * old; when one is due, every cached token at least half that old is confirmed with it in one
  * statement, so 50 busy agents cost about two statements a second, not 50.
  */
@@ -52,8 +50,9 @@ export class RecentTokens {
   async lookup(tokenHash: string, now: number, recheckMs: number | null): Promise<Agent | null> {
     const fresh = this.#fresh(tokenHash, now, recheckMs);
     if (fresh) return fresh;
-    if (this.#known.get(tokenHash)) {
-      await this.#confirmDue(now);
+    // Known but not fresh: only with a recheck (null keeps a known token fresh).
+    if (recheckMs !== null && this.#known.get(tokenHash)) {
+      await this.#confirmDue(now, recheckMs);
       const confirmed = this.#fresh(tokenHash, now, recheckMs);
       if (confirmed) return confirmed;
     }
@@ -83,19 +82,18 @@ export class RecentTokens {
   }
 
   /** Confirms every token at least half due, in one statement per BATCH; one run at a time. */
-  #confirmDue(now: number): Promise<void> {
-    this.#confirming ??= this.#confirm(now).finally(() => {
+  #confirmDue(now: number, recheckMs: number): Promise<void> {
+    this.#confirming ??= this.#confirm(now, recheckMs).finally(() => {
       this.#confirming = null;
     });
     return this.#confirming;
   }
 
-  async #confirm(now: number): Promise<void> {
+  async #confirm(now: number, recheckMs: number): Promise<void> {
     const due: [string, Known][] = [];
     for (const [hash, known] of [...this.#known.entries()]) {
       if (now - known.usedAt >= FORGET_UNUSED_MS) this.#known.delete(hash);
-      else if (now < known.confirmedAt || now - known.confirmedAt >= TOKEN_RECHECK_MS / 2)
-        due.push([hash, known]);
+      else if (now < known.confirmedAt || now - known.confirmedAt >= recheckMs / 2) due.push([hash, known]);
     }
     for (let i = 0; i < due.length; i += BATCH) {
       const batch = due.slice(i, i + BATCH);

@@ -35,7 +35,7 @@ export async function listTokens(db: Db, userId: string): Promise<AgentToken[]> 
   }));
 }
 
-/** Revokes a token at once (in this process; within TOKEN_RECHECK_MS in others sharing PostgreSQL). 404 when it is not the user's. */
+/** Revokes a token at once (in this process; within CREDENTIAL_RECHECK_MS in others sharing PostgreSQL). 404 when it is not the user's. */
 export async function revokeToken(db: Db, userId: string, id: string): Promise<void> {
   const tokenHash = await deleteToken(db, userId, id);
   if (!tokenHash) throw notFound('NOT_FOUND', 'Token');
