@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { restAgent, runTransport, type Workload } from './coordination-agents.js';
 import type { CoordinationConfig, TransportResult } from './coordination-config.js';
 import { baseEnv } from './lib/common.js';
-import { spawnGroup } from './lib/processes.js';
+import { spawnNodeListening } from './lib/processes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -30,21 +30,10 @@ server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => console.log('FLOOR ' + server.address().port));
 `;
 
-/** The agents' REST calls against the bare server; null when it could not be started. */
-export async function benchHttpFloor(config: CoordinationConfig): Promise<TransportResult | null> {
-  const server = spawnGroup(process.execPath, ['-e', FLOOR_SERVER], root, baseEnv());
+/** The agents' REST calls against the bare server. */
+export async function benchHttpFloor(config: CoordinationConfig): Promise<TransportResult> {
+  const { port, spawned } = await spawnNodeListening(FLOOR_SERVER, 'FLOOR', root, baseEnv());
   try {
-    const port = await new Promise<number | null>((resolve) => {
-      const deadline = Date.now() + 10_000;
-      const poll = () => {
-        const found = /FLOOR (\d+)/.exec(server.output())?.[1];
-        if (found) resolve(Number(found));
-        else if (Date.now() > deadline) resolve(null);
-        else setTimeout(poll, 50);
-      };
-      poll();
-    });
-    if (port === null) return null;
     const agents = Array.from({ length: config.agents }, () => restAgent(port, 'acat_floor'));
     const work: Workload = {
       repoUrl: `http://127.0.0.1:${port}/git/floor.git`,
@@ -52,11 +41,11 @@ export async function benchHttpFloor(config: CoordinationConfig): Promise<Transp
       config,
     };
     try {
-      return await runTransport('rest', agents, work, server.pid);
+      return await runTransport('rest', agents, work, spawned.pid);
     } finally {
       await Promise.all(agents.map((agent) => agent.close()));
     }
   } finally {
-    await server.stop();
+    await spawned.stop();
   }
 }

@@ -119,7 +119,10 @@ async function runCoordinationPart(): Promise<{ result: CoordinationPartResult; 
   );
   const direct = [];
   for (const store of stores) direct.push(await benchStoreDirect(store, coordinationSettings));
-  const floor = await benchHttpFloor(coordinationSettings);
+  const floor = await benchHttpFloor(coordinationSettings).catch((error: unknown) => {
+    console.log(`  HTTP floor: failed — ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  });
   const perDatabase = await eachDatabase<CoordinationServerResult[]>(
     async (kind, databaseUrl) => {
       const results: CoordinationServerResult[] = [];

@@ -129,6 +129,31 @@ export function spawnGroup(command: string, args: string[], cwd: string, env: No
 }
 
 /** Stops every child group still running. */
+/**
+ * Runs a small node script (`node -e`) in its own process group and waits until it prints
+ * `<tag> <port>`: the bench's stand-in servers (the TCP relay, the coordination floor), which
+ * listen on a port of the system's choosing. Stopped again when it does not say so in 10 s.
+ */
+export async function spawnNodeListening(
+  script: string,
+  tag: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ port: number; spawned: Spawned }> {
+  const spawned = spawnGroup(process.execPath, ['-e', script], cwd, env);
+  const said = new RegExp(`${tag} (\\d+)`);
+  const deadline = performance.now() + 10_000;
+  for (;;) {
+    const port = said.exec(spawned.output())?.[1];
+    if (port) return { port: Number(port), spawned };
+    if (performance.now() > deadline) {
+      await spawned.stop();
+      throw new Error(`${tag} did not start: ${spawned.output().slice(-200)}`);
+    }
+    await sleep(50);
+  }
+}
+
 export async function stopAll(): Promise<void> {
   for (const pid of [...liveGroups]) {
     try {

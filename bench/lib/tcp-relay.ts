@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { baseEnv } from './common.js';
-import { type Spawned, spawnGroup } from './processes.js';
+import { type Spawned, spawnNodeListening } from './processes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -25,19 +25,6 @@ server.listen(0, '127.0.0.1', () => console.log('RELAY ' + server.address().port
 `;
 
 /** Starts a relay to `servicePort`; its port, and the process (to stop, and to read its CPU). */
-export async function startRelay(servicePort: number): Promise<{ port: number; spawned: Spawned }> {
-  const spawned = spawnGroup(process.execPath, ['-e', RELAY], root, {
-    ...baseEnv(),
-    SERVICE_PORT: String(servicePort),
-  });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const port = /RELAY (\d+)/.exec(spawned.output())?.[1];
-    if (port) return { port: Number(port), spawned };
-    if (Date.now() > deadline) {
-      await spawned.stop();
-      throw new Error(`the TCP relay did not start: ${spawned.output().slice(-200)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+export function startRelay(servicePort: number): Promise<{ port: number; spawned: Spawned }> {
+  return spawnNodeListening(RELAY, 'RELAY', root, { ...baseEnv(), SERVICE_PORT: String(servicePort) });
 }
