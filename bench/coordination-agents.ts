@@ -10,6 +10,7 @@ import {
   type Call,
   type CoordinationConfig,
   filesOf,
+  type PacedResult,
   type Transport,
   type TransportResult,
 } from './coordination-config.js';
@@ -24,8 +25,14 @@ export class Recorder {
   readonly errorKinds: Record<string, number> = {};
   errors = 0;
 
-  async time<T>(call: Call, send: () => Promise<T>, outcome: (answer: T) => string): Promise<T | null> {
-    const started = performance.now();
+  /** Times one call from `since` (by default: now, as it is sent). */
+  async time<T>(
+    call: Call,
+    send: () => Promise<T>,
+    outcome: (answer: T) => string,
+    since = performance.now(),
+  ): Promise<T | null> {
+    const started = since;
     try {
       const answer = await send();
       this.samples.get(call)?.push(performance.now() - started);
@@ -154,30 +161,47 @@ export interface Workload {
   config: CoordinationConfig;
 }
 
-/** One cycle of agent `i`: look, take (or be told to wait), release with the head it "pushed". */
-async function cycle(agent: AgentCalls, i: number, work: Workload, recorder: Recorder) {
+/** Call `k` of agent `i`'s cycle (check_status, post_status WRITING, post_status OPEN), timed from `since`. */
+async function step(
+  agent: AgentCalls,
+  i: number,
+  k: number,
+  work: Workload,
+  recorder: Recorder,
+  since?: number,
+): Promise<void> {
   const files = filesOf(work.config, i);
   const base = { repo_url: work.repoUrl, branch: 'main', file_paths: files, agent_head: work.head };
-  await recorder.time(
-    'check_status',
-    () => agent.check(base),
-    (answer) => answer.status,
-  );
-  await recorder.time(
-    'post_status WRITING',
-    () =>
-      agent.post({
-        ...base,
-        status: 'WRITING',
-        message: `Agent ${i} edits its module and the shared helper.`,
-      }),
-    (answer) => answer.orchestration.action,
-  );
-  await recorder.time(
-    'post_status OPEN',
-    () => agent.post({ ...base, status: 'OPEN', message: `Agent ${i} pushed.`, new_repo_head: work.head }),
-    (answer) => answer.orchestration.action,
-  );
+  const call = CALLS[k % CALLS.length] as Call;
+  if (call === 'check_status') {
+    await recorder.time(
+      call,
+      () => agent.check(base),
+      (answer) => answer.status,
+      since,
+    );
+  } else if (call === 'post_status WRITING') {
+    const message = `Agent ${i} edits its module and the shared helper.`;
+    await recorder.time(
+      call,
+      () => agent.post({ ...base, status: 'WRITING', message }),
+      (answer) => answer.orchestration.action,
+      since,
+    );
+  } else {
+    const open = { ...base, status: 'OPEN', message: `Agent ${i} pushed.`, new_repo_head: work.head };
+    await recorder.time(
+      call,
+      () => agent.post(open),
+      (answer) => answer.orchestration.action,
+      since,
+    );
+  }
+}
+
+/** One cycle of agent `i`: look, take (or be told to wait), release with the head it "pushed". */
+async function cycle(agent: AgentCalls, i: number, work: Workload, recorder: Recorder) {
+  for (let k = 0; k < CALLS.length; k++) await step(agent, i, k, work, recorder);
 }
 
 /** Every agent runs `config.cycles` timed cycles at once (closed loop), after `config.warmupCycles` untimed. */
@@ -238,5 +262,51 @@ export async function runTransport(
         : round((cpuAfter - cpuBefore) / everything.length, 3),
     benchCpuMsPerCall:
       everything.length === 0 ? null : round((benchCpu.user + benchCpu.system) / 1000 / everything.length, 3),
+  };
+}
+
+/**
+ * The same agents at a fixed rate (an open loop): agent `i` sends its `k`-th call at
+ * `start + (i / agents + k) × interval`, one call at a time and in cycle order, as an agent paced by
+ * its own work would. Each latency counts from the call's due time, so a call held up behind its
+ * agent's previous one, or behind a late timer, counts the wait too (no coordinated omission).
+ */
+export async function runPaced(
+  agents: AgentCalls[],
+  work: Workload,
+  serverPid: number,
+): Promise<PacedResult> {
+  const { pacedRate, pacedSeconds } = work.config;
+  const intervalMs = (1000 * agents.length) / pacedRate;
+  const callsPerAgent = Math.max(CALLS.length, Math.round((pacedSeconds * pacedRate) / agents.length));
+  const recorder = new Recorder();
+  const cpuBefore = processCpuMs(serverPid);
+  const started = performance.now();
+  await Promise.all(
+    agents.map(async (agent, i) => {
+      for (let k = 0; k < callsPerAgent; k++) {
+        const due = started + (i / agents.length + k) * intervalMs;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        await step(agent, i, k, work, recorder, due);
+      }
+    }),
+  );
+  const durationMs = performance.now() - started;
+  const cpuAfter = processCpuMs(serverPid);
+  const everything = CALLS.flatMap((call) => recorder.samples.get(call) ?? []);
+  return {
+    ratePerSecond: pacedRate,
+    durationMs: round(durationMs, 0),
+    callsPerSecond: round(everything.length / (durationMs / 1000), 0),
+    calls: Object.fromEntries(
+      CALLS.map((call) => [call, summarize(recorder.samples.get(call) ?? [])]),
+    ) as Record<Call, LatencySummary>,
+    all: summarize(everything),
+    outcomes: recorder.outcomes,
+    errors: recorder.errors,
+    errorKinds: recorder.errorKinds,
+    serverCpuPercent:
+      cpuBefore === null || cpuAfter === null ? null : round(((cpuAfter - cpuBefore) / durationMs) * 100, 0),
   };
 }

@@ -29,6 +29,10 @@ export interface CoordinationConfig {
   redisUrl: string | undefined;
   /** BENCH_COORD_MCP_CLIENT: `wire` (POSTs on a bare socket, the default) or `sdk` (the SDK's Client). */
   mcpClient: 'wire' | 'sdk';
+  /** The open-loop part: calls per second offered by all the agents together (BENCH_COORD_PACED_RATE). */
+  pacedRate: number;
+  /** How long the open-loop part offers them, per transport (BENCH_COORD_PACED_S). */
+  pacedSeconds: number;
   /** BENCH_COORD_TRANSPORTS (`rest,mcp`): the transports driven, e.g. one alone for a CPU profile. */
   transports: Transport[];
 }
@@ -44,6 +48,8 @@ export function coordinationConfig(): CoordinationConfig {
     sharedFiles: intEnv('BENCH_COORD_SHARED_FILES', 10),
     redisUrl: process.env.REDIS_URL || undefined,
     mcpClient: process.env.BENCH_COORD_MCP_CLIENT === 'sdk' ? 'sdk' : 'wire',
+    pacedRate: intEnv('BENCH_COORD_PACED_RATE', 1000),
+    pacedSeconds: intEnv('BENCH_COORD_PACED_S', 5),
     transports: (process.env.BENCH_COORD_TRANSPORTS ?? 'rest,mcp')
       .split(',')
       .map((name) => name.trim())
@@ -69,6 +75,23 @@ export interface TransportResult {
   serverCpuMsPerCall?: number | null;
   /** The load generator's own CPU time (this process: the agents' clients) per call, in ms. */
   benchCpuMsPerCall?: number | null;
+  /** The same agents at a fixed rate (open loop), after the closed loop; absent where not run. */
+  paced?: PacedResult;
+}
+
+/** The agents at a fixed rate, each call timed from its due time (bench/coordination-agents.ts `runPaced`). */
+export interface PacedResult {
+  /** Calls per second offered by all the agents together. */
+  ratePerSecond: number;
+  durationMs: number;
+  /** Calls per second answered. */
+  callsPerSecond: number;
+  calls: Record<Call, LatencySummary>;
+  all: LatencySummary;
+  outcomes: Record<string, number>;
+  errors: number;
+  errorKinds: Record<string, number>;
+  serverCpuPercent: number | null;
 }
 
 /** The files of agent `i`: its own, and the shared one it also writes. */

@@ -64,22 +64,41 @@ export function printCoordination(result: CoordinationPartResult, config: Coordi
     console.log(
       `\n${title} — load average ${server.loadAverage.start.join(' ')} → ${server.loadAverage.end.join(' ')}`,
     );
-    const rows = server.transports.flatMap((t) =>
-      [...CALLS.map((call) => [call, t.calls[call]] as const), ['all calls', t.all] as const].map(
-        ([call, s]) => [
-          `${TRANSPORT[t.transport]}  ${call}`,
-          int(s.count),
-          ms(s.p50),
-          ms(s.p90),
-          ms(s.p99),
-          ms(s.max),
-          call === 'all calls' ? int(t.callsPerSecond) : '',
-          call === 'all calls' && t.serverCpuPercent !== null ? `${t.serverCpuPercent}%` : '',
-          call === 'all calls' && t.serverCpuMsPerCall != null ? t.serverCpuMsPerCall.toFixed(2) : '',
-          call === 'all calls' && t.benchCpuMsPerCall != null ? t.benchCpuMsPerCall.toFixed(2) : '',
-        ],
-      ),
-    );
+    const rows = server.transports.flatMap((t) => {
+      const closed = [
+        ...CALLS.map((call) => [call, t.calls[call]] as const),
+        ['all calls', t.all] as const,
+      ].map(([call, s]) => [
+        `${TRANSPORT[t.transport]}  ${call}`,
+        int(s.count),
+        ms(s.p50),
+        ms(s.p90),
+        ms(s.p99),
+        ms(s.max),
+        call === 'all calls' ? int(t.callsPerSecond) : '',
+        call === 'all calls' && t.serverCpuPercent !== null ? `${t.serverCpuPercent}%` : '',
+        call === 'all calls' && t.serverCpuMsPerCall != null ? t.serverCpuMsPerCall.toFixed(2) : '',
+        call === 'all calls' && t.benchCpuMsPerCall != null ? t.benchCpuMsPerCall.toFixed(2) : '',
+      ]);
+      const paced = t.paced;
+      if (!paced) return closed;
+      const open = [
+        ...CALLS.map((call) => [call, paced.calls[call]] as const),
+        ['all calls', paced.all] as const,
+      ].map(([call, s]) => [
+        `${TRANSPORT[t.transport]}  ${call}, open loop at ${int(paced.ratePerSecond)}/s`,
+        int(s.count),
+        ms(s.p50),
+        ms(s.p90),
+        ms(s.p99),
+        ms(s.max),
+        call === 'all calls' ? int(paced.callsPerSecond) : '',
+        call === 'all calls' && paced.serverCpuPercent !== null ? `${paced.serverCpuPercent}%` : '',
+        '',
+        '',
+      ]);
+      return [...closed, ...open];
+    });
     console.log(
       table(
         [
@@ -115,8 +134,11 @@ export function printCoordination(result: CoordinationPartResult, config: Coordi
 
 /**
  * Issue 9's aims: p99 < 10 ms for the in-process store itself (direct calls), < 25 ms per call over
- * HTTP (REST and MCP, every database and store; the worst call's p99 counts). The Redis store called
- * directly is shown for reference.
+ * HTTP (REST and MCP, every database and store; the worst call's p99 counts). Over HTTP the aim is
+ * judged where the 50 agents offer a fixed rate (open loop), so that the figure is what a call costs;
+ * the saturating closed loop, where every agent calls again the moment it is answered and the p99 is
+ * mostly the queue of the other 49 (about agents ÷ throughput), is shown beside it for reference. The
+ * Redis store called directly is shown for reference.
  */
 export function coordinationAims(result: CoordinationPartResult, config: CoordinationConfig): Aim[] {
   const aims: Aim[] = [];
@@ -131,12 +153,25 @@ export function coordinationAims(result: CoordinationPartResult, config: Coordin
       part: 'coordination',
     });
   }
+  const worstP99 = (calls: TransportResult['calls']) => Math.max(...CALLS.map((call) => calls[call].p99));
   for (const server of result.servers) {
     if (server.status !== 'ok') continue;
     for (const t of server.transports) {
-      const worst = Math.max(...CALLS.map((call) => t.calls[call].p99));
+      const where = `${DB[server.database]}, ${STORE[server.store]}, ${TRANSPORT[t.transport]}`;
+      if (t.paced) {
+        const worst = worstP99(t.paced.calls);
+        aims.push({
+          name: `${where}: check_status / post_status p99, worst call (${config.agents} agents, ${int(t.paced.ratePerSecond)} calls/s offered)`,
+          target: `< ${COORDINATION_AIMS.httpP99Ms} ms`,
+          actual: worst,
+          unit: 'ms',
+          met: t.paced.errors === 0 && worst < COORDINATION_AIMS.httpP99Ms,
+          part: 'coordination',
+        });
+      }
+      const worst = worstP99(t.calls);
       aims.push({
-        name: `${DB[server.database]}, ${STORE[server.store]}, ${TRANSPORT[t.transport]}: check_status / post_status p99, worst call (${config.agents} agents)`,
+        name: `${where}: the same, saturated (closed loop, ${int(t.callsPerSecond)} calls/s), for reference`,
         target: `< ${COORDINATION_AIMS.httpP99Ms} ms`,
         actual: worst,
         unit: 'ms',

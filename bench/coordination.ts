@@ -16,6 +16,7 @@ import {
   mcpAgent,
   mcpWireAgent,
   restAgent,
+  runPaced,
   runTransport,
   type Workload,
 } from './coordination-agents.js';
@@ -114,7 +115,8 @@ export async function benchCoordinationServer(
     if (config.transports.includes('rest')) {
       const rest = tokens.map((token) => restAgent(port, token));
       try {
-        transports.push(await runTransport('rest', rest, work, server.pid));
+        const closed = await runTransport('rest', rest, work, server.pid);
+        transports.push({ ...closed, paced: await runPaced(rest, work, server.pid) });
       } finally {
         await Promise.all(rest.map((one) => one.close()));
       }
@@ -123,7 +125,8 @@ export async function benchCoordinationServer(
     if (config.transports.includes('mcp')) {
       const connect = config.mcpClient === 'sdk' ? mcpAgent : mcpWireAgent;
       for (const [i, token] of tokens.entries()) agents.push(await connect(port, token, `bench-agent-${i}`));
-      transports.push(await runTransport('mcp', agents, work, server.pid));
+      const closed = await runTransport('mcp', agents, work, server.pid);
+      transports.push({ ...closed, paced: await runPaced(agents, work, server.pid) });
       report(transports.at(-1));
     }
 
@@ -153,4 +156,10 @@ function report(result: TransportResult | undefined) {
       (result.benchCpuMsPerCall != null ? `; load generator CPU ${result.benchCpuMsPerCall} ms/call` : '') +
       (result.errors ? `; ${result.errors} errors ${JSON.stringify(result.errorKinds)}` : ''),
   );
+  const paced = result.paced;
+  if (paced)
+    console.log(
+      `  ${result.transport.padEnd(4)} open loop at ${paced.ratePerSecond} calls/s: ${CALLS.map((name) => `${name} p50 ${paced.calls[name].p50} / p99 ${paced.calls[name].p99} ms`).join('; ')}` +
+        (paced.errors ? `; ${paced.errors} errors ${JSON.stringify(paced.errorKinds)}` : ''),
+    );
 }
