@@ -79,7 +79,7 @@ export interface TransportResult {
   paced?: PacedResult;
 }
 
-/** The agents at a fixed rate, each call timed from its due time (bench/coordination-agents.ts `runPaced`). */
+/** The agents at a fixed rate, each call timed from its due time (bench/coordination-load.ts `runPaced`). */
 export interface PacedResult {
   /** Calls per second offered by all the agents together. */
   ratePerSecond: number;

@@ -5,8 +5,9 @@
 // is what the machine alone costs at this load: the real server's figures are read against it.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { restAgent, runTransport, type Workload } from './coordination-agents.js';
+import { restAgent } from './coordination-agents.js';
 import type { CoordinationConfig, TransportResult } from './coordination-config.js';
+import { runTransport, type Workload } from './coordination-load.js';
 import { baseEnv } from './lib/common.js';
 import { spawnNodeListening } from './lib/processes.js';
 

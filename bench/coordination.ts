@@ -11,15 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Health } from '../src/contracts/health.js';
 import { git } from '../src/server/lib/git.js';
-import {
-  type AgentCalls,
-  mcpAgent,
-  mcpWireAgent,
-  restAgent,
-  runPaced,
-  runTransport,
-  type Workload,
-} from './coordination-agents.js';
+import { type AgentCalls, mcpAgent, mcpWireAgent, restAgent } from './coordination-agents.js';
 import {
   CALLS,
   type Call,
@@ -28,6 +20,7 @@ import {
   type StoreKind,
   type TransportResult,
 } from './coordination-config.js';
+import { runPaced, runTransport, type Workload } from './coordination-load.js';
 import { baseEnv, cpuProfileArgs, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
 import { redactUrl } from './lib/postgres.js';
