@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { LoginInput, RegisterInput } from '@/contracts/auth.js';
 import type { Db } from '@/server/db/client.js';
@@ -6,6 +6,7 @@ import { isUniqueViolation } from '@/server/lib/db-errors.js';
 import { AppError } from '@/server/lib/errors.js';
 import { LruCache } from '@/server/lib/lru-cache.js';
 import type { RateLimitStore, RateLimits } from '@/server/lib/rate-limit.js';
+import { sha256Hex } from '@/server/lib/sha256.js';
 import type { SseHub } from '../events/sse-hub.js';
 import { createWithFirstProject, type ProjectsDeps } from '../projects/projects.js';
 import { deleteSession, findSessionUser, findUserByEmail, insertSession, insertUser } from './auth.repo.js';
@@ -38,7 +39,8 @@ const hashPassword = (password: string) => hash(password);
 /** Verified when the email is unknown, so that an unknown email costs as long as a wrong password. */
 let dummyHash: Promise<string> | undefined;
 
-const sessionIdOf = (token: string) => createHash('sha256').update(token).digest('hex');
+/** A session is stored under its token's hash, so the database never holds a usable cookie. */
+const sessionIdOf = sha256Hex;
 
 export interface IssuedSession {
   token: string;

@@ -1,18 +1,14 @@
-import crypto, { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { AgentToken, CreatedAgentToken, CreateTokenInput } from '@/contracts/coordination.js';
 import type { Db } from '@/server/db/client.js';
 import { notFound } from '@/server/lib/errors.js';
+import { sha256Hex as hashOf } from '@/server/lib/sha256.js';
 import { type Agent, recentTokensOf } from './recent-tokens.js';
 import { deleteToken, insertToken, listTokenRows } from './tokens.repo.js';
 
 /** Every token starts with this, so a leaked one is easy to recognise (secret scanners, logs). */
 export const TOKEN_PREFIX = 'acat_';
 
-/** SHA-256 in hex; `crypto.hash` (Node ≥ 20.12) costs a fraction of a Hash object, on every agent call. */
-const hashOf: (token: string) => string =
-  typeof crypto.hash === 'function'
-    ? (token) => crypto.hash('sha256', token, 'hex')
-    : (token) => createHash('sha256').update(token).digest('hex');
 
 export type { Agent } from './recent-tokens.js';
 
