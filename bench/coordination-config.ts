@@ -49,7 +49,7 @@ export function coordinationConfig(): CoordinationConfig {
     redisUrl: process.env.REDIS_URL || undefined,
     mcpClient: process.env.BENCH_COORD_MCP_CLIENT === 'sdk' ? 'sdk' : 'wire',
     pacedRate: intEnv('BENCH_COORD_PACED_RATE', 1000),
-    pacedSeconds: intEnv('BENCH_COORD_PACED_S', 5),
+    pacedSeconds: intEnv('BENCH_COORD_PACED_S', 10),
     transports: (process.env.BENCH_COORD_TRANSPORTS ?? 'rest,mcp')
       .split(',')
       .map((name) => name.trim())

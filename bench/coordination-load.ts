@@ -160,8 +160,9 @@ export async function runTransport(
 /**
  * The same agents at a fixed rate (an open loop): agent `i` sends its `k`-th call at
  * `start + (i / agents + k) × interval`, one call at a time and in cycle order, as an agent paced by
- * its own work would. Each latency counts from the call's due time, so a call held up behind its
- * agent's previous one, or behind a late timer, counts the wait too (no coordinated omission).
+ * its own work would. Each latency counts from the call's due time (or from when it left, if that
+ * was earlier), so a call held up behind its agent's previous one, or behind a late timer, counts
+ * the wait too (no coordinated omission).
  */
 export async function runPaced(
   agents: AgentCalls[],
@@ -180,7 +181,9 @@ export async function runPaced(
         const due = started + (i / agents.length + k) * intervalMs;
         const wait = due - performance.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        await step(agent, i, k, work, recorder, due);
+        // A timer may fire up to a millisecond early (it counts from the event loop's cached clock):
+        // a call sent before its due time is timed from when it left.
+        await step(agent, i, k, work, recorder, Math.min(due, performance.now()));
       }
     }),
   );
