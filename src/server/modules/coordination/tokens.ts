@@ -9,7 +9,6 @@ import { deleteToken, insertToken, listTokenRows } from './tokens.repo.js';
 /** Every token starts with this, so a leaked one is easy to recognise (secret scanners, logs). */
 export const TOKEN_PREFIX = 'acat_';
 
-
 export type { Agent } from './recent-tokens.js';
 
 /** Creates a token: the answer is the only time its secret exists outside the agent. */
