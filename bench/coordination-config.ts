@@ -57,11 +57,10 @@ export function coordinationConfig(): CoordinationConfig {
   };
 }
 
-export interface TransportResult {
-  transport: Transport;
-  /** Timed cycles completed (each: check_status, WRITING, OPEN). */
-  cycles: number;
+/** What the agents' timed calls came to, however they were driven (closed loop or fixed rate). */
+export interface LoadResult {
   durationMs: number;
+  /** Calls per second answered. */
   callsPerSecond: number;
   calls: Record<Call, LatencySummary>;
   all: LatencySummary;
@@ -69,8 +68,15 @@ export interface TransportResult {
   outcomes: Record<string, number>;
   errors: number;
   errorKinds: Record<string, number>;
-  capped: boolean;
   serverCpuPercent: number | null;
+}
+
+/** The closed loop of one transport (bench/coordination-load.ts `runTransport`). */
+export interface TransportResult extends LoadResult {
+  transport: Transport;
+  /** Timed cycles completed (each: check_status, WRITING, OPEN). */
+  cycles: number;
+  capped: boolean;
   /** Server CPU time (all threads) per call, in ms. */
   serverCpuMsPerCall?: number | null;
   /** The load generator's own CPU time (this process: the agents' clients) per call, in ms. */
@@ -80,18 +86,9 @@ export interface TransportResult {
 }
 
 /** The agents at a fixed rate, each call timed from its due time (bench/coordination-load.ts `runPaced`). */
-export interface PacedResult {
+export interface PacedResult extends LoadResult {
   /** Calls per second offered by all the agents together. */
   ratePerSecond: number;
-  durationMs: number;
-  /** Calls per second answered. */
-  callsPerSecond: number;
-  calls: Record<Call, LatencySummary>;
-  all: LatencySummary;
-  outcomes: Record<string, number>;
-  errors: number;
-  errorKinds: Record<string, number>;
-  serverCpuPercent: number | null;
 }
 
 /** The files of agent `i`: its own, and the shared one it also writes. */

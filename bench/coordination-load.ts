@@ -8,6 +8,7 @@ import {
   type Call,
   type CoordinationConfig,
   filesOf,
+  type LoadResult,
   type PacedResult,
   type Transport,
   type TransportResult,
@@ -29,10 +30,9 @@ export class Recorder {
     outcome: (answer: T) => string,
     since = performance.now(),
   ): Promise<T | null> {
-    const started = since;
     try {
       const answer = await send();
-      this.samples.get(call)?.push(performance.now() - started);
+      this.samples.get(call)?.push(performance.now() - since);
       const said = `${call.replace('post_status ', '')} ${outcome(answer)}`;
       this.outcomes[said] = (this.outcomes[said] ?? 0) + 1;
       return answer;
@@ -44,6 +44,26 @@ export class Recorder {
       this.errorKinds[kind] = (this.errorKinds[kind] ?? 0) + 1;
       return null;
     }
+  }
+
+  /** What the calls timed over `durationMs` came to; the server's CPU (ms) before and after, when known. */
+  result(durationMs: number, cpuBefore: number | null, cpuAfter: number | null): LoadResult {
+    const everything = CALLS.flatMap((call) => this.samples.get(call) ?? []);
+    return {
+      durationMs: round(durationMs, 0),
+      callsPerSecond: round(everything.length / (durationMs / 1000), 0),
+      calls: Object.fromEntries(
+        CALLS.map((call) => [call, summarize(this.samples.get(call) ?? [])]),
+      ) as Record<Call, LatencySummary>,
+      all: summarize(everything),
+      outcomes: this.outcomes,
+      errors: this.errors,
+      errorKinds: this.errorKinds,
+      serverCpuPercent:
+        cpuBefore === null || cpuAfter === null
+          ? null
+          : round(((cpuAfter - cpuBefore) / durationMs) * 100, 0),
+    };
   }
 }
 
@@ -131,29 +151,18 @@ export async function runTransport(
   const durationMs = performance.now() - started;
   const cpuAfter = processCpuMs(serverPid);
   const benchCpu = process.cpuUsage(benchCpuBefore);
-  const calls = Object.fromEntries(
-    CALLS.map((call) => [call, summarize(recorder.samples.get(call) ?? [])]),
-  ) as Record<Call, LatencySummary>;
-  const everything = CALLS.flatMap((call) => recorder.samples.get(call) ?? []);
+  const load = recorder.result(durationMs, cpuBefore, cpuAfter);
+  const calls = load.all.count;
   return {
     transport,
     cycles,
-    durationMs: round(durationMs, 0),
-    callsPerSecond: round(everything.length / (durationMs / 1000), 0),
-    calls,
-    all: summarize(everything),
-    outcomes: recorder.outcomes,
-    errors: recorder.errors,
-    errorKinds: recorder.errorKinds,
+    ...load,
     capped,
-    serverCpuPercent:
-      cpuBefore === null || cpuAfter === null ? null : round(((cpuAfter - cpuBefore) / durationMs) * 100, 0),
     serverCpuMsPerCall:
-      cpuBefore === null || cpuAfter === null || everything.length === 0
+      cpuBefore === null || cpuAfter === null || calls === 0
         ? null
-        : round((cpuAfter - cpuBefore) / everything.length, 3),
-    benchCpuMsPerCall:
-      everything.length === 0 ? null : round((benchCpu.user + benchCpu.system) / 1000 / everything.length, 3),
+        : round((cpuAfter - cpuBefore) / calls, 3),
+    benchCpuMsPerCall: calls === 0 ? null : round((benchCpu.user + benchCpu.system) / 1000 / calls, 3),
   };
 }
 
@@ -188,20 +197,5 @@ export async function runPaced(
     }),
   );
   const durationMs = performance.now() - started;
-  const cpuAfter = processCpuMs(serverPid);
-  const everything = CALLS.flatMap((call) => recorder.samples.get(call) ?? []);
-  return {
-    ratePerSecond: pacedRate,
-    durationMs: round(durationMs, 0),
-    callsPerSecond: round(everything.length / (durationMs / 1000), 0),
-    calls: Object.fromEntries(
-      CALLS.map((call) => [call, summarize(recorder.samples.get(call) ?? [])]),
-    ) as Record<Call, LatencySummary>,
-    all: summarize(everything),
-    outcomes: recorder.outcomes,
-    errors: recorder.errors,
-    errorKinds: recorder.errorKinds,
-    serverCpuPercent:
-      cpuBefore === null || cpuAfter === null ? null : round(((cpuAfter - cpuBefore) / durationMs) * 100, 0),
-  };
+  return { ratePerSecond: pacedRate, ...recorder.result(durationMs, cpuBefore, processCpuMs(serverPid)) };
 }

@@ -5,6 +5,7 @@ import {
   CALLS,
   COORDINATION_AIMS,
   type CoordinationConfig,
+  type LoadResult,
   STORE_OPS,
   type TransportResult,
 } from './coordination-config.js';
@@ -65,39 +66,15 @@ export function printCoordination(result: CoordinationPartResult, config: Coordi
       `\n${title} — load average ${server.loadAverage.start.join(' ')} → ${server.loadAverage.end.join(' ')}`,
     );
     const rows = server.transports.flatMap((t) => {
-      const closed = [
-        ...CALLS.map((call) => [call, t.calls[call]] as const),
-        ['all calls', t.all] as const,
-      ].map(([call, s]) => [
-        `${TRANSPORT[t.transport]}  ${call}`,
-        int(s.count),
-        ms(s.p50),
-        ms(s.p90),
-        ms(s.p99),
-        ms(s.max),
-        call === 'all calls' ? int(t.callsPerSecond) : '',
-        call === 'all calls' && t.serverCpuPercent !== null ? `${t.serverCpuPercent}%` : '',
-        call === 'all calls' && t.serverCpuMsPerCall != null ? t.serverCpuMsPerCall.toFixed(2) : '',
-        call === 'all calls' && t.benchCpuMsPerCall != null ? t.benchCpuMsPerCall.toFixed(2) : '',
+      const closed = loadRows(t, (call) => `${TRANSPORT[t.transport]}  ${call}`, [
+        t.serverCpuMsPerCall != null ? t.serverCpuMsPerCall.toFixed(2) : '',
+        t.benchCpuMsPerCall != null ? t.benchCpuMsPerCall.toFixed(2) : '',
       ]);
       const paced = t.paced;
       if (!paced) return closed;
-      const open = [
-        ...CALLS.map((call) => [call, paced.calls[call]] as const),
-        ['all calls', paced.all] as const,
-      ].map(([call, s]) => [
-        `${TRANSPORT[t.transport]}  ${call}, open loop at ${int(paced.ratePerSecond)}/s`,
-        int(s.count),
-        ms(s.p50),
-        ms(s.p90),
-        ms(s.p99),
-        ms(s.max),
-        call === 'all calls' ? int(paced.callsPerSecond) : '',
-        call === 'all calls' && paced.serverCpuPercent !== null ? `${paced.serverCpuPercent}%` : '',
-        '',
-        '',
-      ]);
-      return [...closed, ...open];
+      const open = (call: string) =>
+        `${TRANSPORT[t.transport]}  ${call}, open loop at ${int(paced.ratePerSecond)}/s`;
+      return [...closed, ...loadRows(paced, open, ['', ''])];
     });
     console.log(
       table(
@@ -133,6 +110,29 @@ export function printCoordination(result: CoordinationPartResult, config: Coordi
 }
 
 /**
+ * A row per call and one for all calls (p50 … max); the all-calls row also has the calls per second,
+ * the server's CPU and then `cpuColumns`, the others blanks in their place.
+ */
+function loadRows(load: LoadResult, name: (call: string) => string, cpuColumns: string[]): string[][] {
+  const totals = [
+    int(load.callsPerSecond),
+    load.serverCpuPercent !== null ? `${load.serverCpuPercent}%` : '',
+    ...cpuColumns,
+  ];
+  return [...CALLS.map((call) => [call, load.calls[call]] as const), ['all calls', load.all] as const].map(
+    ([call, s]) => [
+      name(call),
+      int(s.count),
+      ms(s.p50),
+      ms(s.p90),
+      ms(s.p99),
+      ms(s.max),
+      ...(call === 'all calls' ? totals : totals.map(() => '')),
+    ],
+  );
+}
+
+/**
  * Issue 9's aims: p99 < 10 ms for the in-process store itself (direct calls), < 25 ms per call over
  * HTTP (REST and MCP, every database and store; the worst call's p99 counts). Over HTTP the aim is
  * judged where the 50 agents offer a fixed rate (open loop), so that the figure is what a call costs;
@@ -153,7 +153,7 @@ export function coordinationAims(result: CoordinationPartResult, config: Coordin
       part: 'coordination',
     });
   }
-  const worstP99 = (calls: TransportResult['calls']) => Math.max(...CALLS.map((call) => calls[call].p99));
+  const worstP99 = (calls: LoadResult['calls']) => Math.max(...CALLS.map((call) => calls[call].p99));
   for (const server of result.servers) {
     if (server.status !== 'ok') continue;
     for (const t of server.transports) {
