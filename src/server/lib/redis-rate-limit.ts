@@ -1,18 +1,18 @@
 import type { RateLimitStore } from './rate-limit.js';
-import { RedisClient } from './redis.js';
+import { RedisClient, redisScript } from './redis.js';
 
 /**
  * Increment-and-read in one step: the first hit of a window sets its expiry, every hit returns
  * the new count and the time left, so concurrent hits (from any process) each see a distinct count.
  */
-const HIT = `
+const HIT = redisScript(`
 local count = redis.call('INCRBY', KEYS[1], ARGV[1])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   ttl = tonumber(ARGV[2])
 end
-return { count, ttl }`;
+return { count, ttl }`);
 
 /**
  * The rate-limit store shared by every server process, in Redis (REDIS_URL). Windows expire by
@@ -25,7 +25,7 @@ export function createRedisRateLimitStore(
   const client = new RedisClient(new URL(url));
   return {
     async hit(key, windowMs, now, cost = 1) {
-      const reply = await client.command(['EVAL', HIT, 1, prefix + key, cost, windowMs]);
+      const reply = await client.eval(HIT, [prefix + key], [cost, windowMs]);
       const [count, ttl] = Array.isArray(reply) ? reply : [];
       if (typeof count !== 'number' || typeof ttl !== 'number') {
         throw new Error('Redis: unexpected reply to the rate-limit script');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import net from 'node:net';
 
 export type RespValue = string | number | null | RespValue[];
@@ -45,15 +46,31 @@ function parseReply(buffer: Buffer, offset: number): { value: RespValue | Error;
 const encode = (args: readonly (string | number)[]) =>
   `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(String(arg))}\r\n${arg}\r\n`).join('')}`;
 
+/** A Lua script sent by its SHA1 (EVALSHA), and in full only when Redis does not know it yet. */
+export interface RedisScript {
+  source: string;
+  sha: string;
+}
+
+export const redisScript = (source: string): RedisScript => ({
+  source,
+  sha: createHash('sha1').update(source).digest('hex'),
+});
+
 /**
  * A minimal Redis client (RESP2 over one pipelined connection) for the few atomic commands the
  * server needs. It connects on first use and again after a drop; a command in flight when the
  * connection drops fails. `redis://[:password@]host[:port][/db]`.
+ *
+ * Commands issued in the same tick leave in one write (the socket is corked until the next tick):
+ * on loopback a system call costs more than the bytes, and commands sent together are answered
+ * together.
  */
 export class RedisClient {
   private socket: net.Socket | null = null;
   private buffer: Buffer = Buffer.alloc(0);
   private pending: { resolve(value: RespValue): void; reject(error: Error): void }[] = [];
+  private corked: net.Socket | null = null;
 
   constructor(private readonly url: URL) {}
 
@@ -63,8 +80,30 @@ export class RedisClient {
       this.pending.push({ resolve, reject });
       // A command in flight keeps the process alive until its answer; an idle connection does not.
       socket.ref();
+      if (this.corked !== socket) {
+        this.corked = socket;
+        socket.cork();
+        process.nextTick(() => {
+          if (this.corked === socket) this.corked = null;
+          socket.uncork();
+        });
+      }
       socket.write(encode(args));
     });
+  }
+
+  /** Runs a script by its SHA1; after a NOSCRIPT answer (a restarted or flushed Redis), sends it whole. */
+  async eval(
+    script: RedisScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<RespValue> {
+    try {
+      return await this.command(['EVALSHA', script.sha, keys.length, ...keys, ...args]);
+    } catch (error) {
+      if (!(error instanceof Error && error.message.startsWith('Redis: NOSCRIPT'))) throw error;
+      return this.command(['EVAL', script.source, keys.length, ...keys, ...args]);
+    }
   }
 
   close(): void {

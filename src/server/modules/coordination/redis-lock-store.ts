@@ -1,5 +1,5 @@
 import type { LockStatus } from '@/contracts/coordination.js';
-import { RedisClient, type RespValue } from '@/server/lib/redis.js';
+import { RedisClient, type RespValue, redisScript } from '@/server/lib/redis.js';
 import {
   type ExpiredLock,
   LOST_MEMORY_MS,
@@ -23,7 +23,7 @@ import {
  * now, ttl, then the paths. Returns {1} when taken, or {0, JSON of the live WRITING locks in the way}.
  * Others' expired locks stay for the clean-up to report.
  */
-const ACQUIRE = `
+const ACQUIRE = redisScript(`
 local holder, name, status, message, head = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local now, ttl = tonumber(ARGV[6]), tonumber(ARGV[7])
 local states = {}
@@ -50,10 +50,10 @@ for i = 8, #ARGV do
   redis.call('HSET', KEYS[1], ARGV[i], cjson.encode(holders))
   redis.call('HDEL', KEYS[2], ARGV[i] .. '\\0' .. holder)
 end
-return {1}`;
+return {1}`);
 
 /** ARGV: holder id, now, then the paths. Returns the paths the holder held (live). */
-const RELEASE = `
+const RELEASE = redisScript(`
 local holder, now = ARGV[1], tonumber(ARGV[2])
 local released = {}
 for i = 3, #ARGV do
@@ -71,10 +71,10 @@ for i = 3, #ARGV do
   end
   redis.call('HDEL', KEYS[2], path .. '\\0' .. holder)
 end
-return released`;
+return released`);
 
 /** ARGV: now. Deletes the scope's expired locks; returns them as JSON (path, holderId and the lock). */
-const SWEEP = `
+const SWEEP = redisScript(`
 local now = tonumber(ARGV[1])
 local expired = {}
 local all = redis.call('HGETALL', KEYS[1])
@@ -101,7 +101,7 @@ for i = 1, #all, 2 do
   end
 end
 if #expired == 0 then return '[]' end
-return cjson.encode(expired)`;
+return cjson.encode(expired)`);
 
 interface StoredLock {
   name: string;
@@ -149,22 +149,19 @@ export function createRedisLockStore(url: string, prefix = 'autocoder:locks:'): 
 
   return {
     async acquire(scope, request) {
-      const [files, lost] = keys(scope);
-      await client.command(['SADD', scopesKey, scopeKey(scope)]);
-      const reply = await client.command([
-        'EVAL',
-        ACQUIRE,
-        2,
-        files,
-        lost,
-        request.holder.id,
-        request.holder.name,
-        request.status,
-        request.message,
-        request.agentHead ?? '',
-        request.now,
-        request.ttlMs,
-        ...request.paths,
+      // Both leave in one write: the set of scopes is only read by the clean-up.
+      const [, reply] = await Promise.all([
+        client.command(['SADD', scopesKey, scopeKey(scope)]),
+        client.eval(ACQUIRE, keys(scope), [
+          request.holder.id,
+          request.holder.name,
+          request.status,
+          request.message,
+          request.agentHead ?? '',
+          request.now,
+          request.ttlMs,
+          ...request.paths,
+        ]),
       ]);
       if (!Array.isArray(reply)) throw new Error('Redis: unexpected reply to the acquire script');
       if (reply[0] === 1) return { ok: true };
@@ -173,8 +170,7 @@ export function createRedisLockStore(url: string, prefix = 'autocoder:locks:'): 
 
     async release(scope, holderId, paths, now) {
       if (paths.length === 0) return [];
-      const [files, lost] = keys(scope);
-      const reply = await client.command(['EVAL', RELEASE, 2, files, lost, holderId, now, ...paths]);
+      const reply = await client.eval(RELEASE, keys(scope), [holderId, now, ...paths]);
       return Array.isArray(reply) ? reply.map(String) : [];
     },
 
@@ -217,8 +213,7 @@ export function createRedisLockStore(url: string, prefix = 'autocoder:locks:'): 
       const expired: ExpiredLock[] = [];
       for (const member of members) {
         const scope = scopeOfKey(String(member));
-        const [files, lost] = keys(scope);
-        const reply = await client.command(['EVAL', SWEEP, 2, files, lost, now]);
+        const reply = await client.eval(SWEEP, keys(scope), [now]);
         for (const lock of fromList(String(reply))) expired.push({ scope, lock });
       }
       return expired;
