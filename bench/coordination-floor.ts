@@ -2,12 +2,14 @@
 // same closed loop, against a bare node HTTP server in a process of its own that reads each body and
 // answers a canned check_status / post_status answer of the real size, with no auth, lock, lookup or
 // event. No server written in node answers these calls faster on the same machine, so its latency
-// is what the machine alone costs at this load: the real server's figures are read against it.
+// is what the machine alone costs at this load: the real server's figures are read against it. Then
+// the same agents at the fixed rate (`runPaced`): what waits the machine itself adds to a call that
+// costs next to nothing, the reference for the aim's fixed-rate p99.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { restAgent } from './coordination-agents.js';
 import type { CoordinationConfig, TransportResult } from './coordination-config.js';
-import { runTransport, type Workload } from './coordination-load.js';
+import { runPaced, runTransport, type Workload } from './coordination-load.js';
 import { baseEnv } from './lib/common.js';
 import { spawnNodeListening } from './lib/processes.js';
 
@@ -31,7 +33,7 @@ server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => console.log('FLOOR ' + server.address().port));
 `;
 
-/** The agents' REST calls against the bare server. */
+/** The agents' REST calls against the bare server: the closed loop, then the fixed rate. */
 export async function benchHttpFloor(config: CoordinationConfig): Promise<TransportResult> {
   const { port, spawned } = await spawnNodeListening(FLOOR_SERVER, 'FLOOR', root, baseEnv());
   try {
@@ -42,7 +44,8 @@ export async function benchHttpFloor(config: CoordinationConfig): Promise<Transp
       config,
     };
     try {
-      return await runTransport('rest', agents, work, spawned.pid);
+      const closed = await runTransport('rest', agents, work, spawned.pid);
+      return { ...closed, paced: await runPaced(agents, work, spawned.pid) };
     } finally {
       await Promise.all(agents.map((agent) => agent.close()));
     }

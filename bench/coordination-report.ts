@@ -53,7 +53,11 @@ export function printCoordination(result: CoordinationPartResult, config: Coordi
       `\nHTTP floor — the same agents over REST against a bare node server answering canned answers ` +
         `(no auth, lock or lookup): p50 ${ms(floor.all.p50)} ms, p99 ${ms(floor.all.p99)} ms, ` +
         `${int(floor.callsPerSecond)} calls/s; its CPU ${floor.serverCpuMsPerCall?.toFixed(2) ?? '–'} ms/call, ` +
-        `the agents' ${floor.benchCpuMsPerCall?.toFixed(2) ?? '–'} ms/call`,
+        `the agents' ${floor.benchCpuMsPerCall?.toFixed(2) ?? '–'} ms/call` +
+        (floor.paced
+          ? `; at ${int(floor.paced.ratePerSecond)} calls/s: p50 ${ms(floor.paced.all.p50)} ms, ` +
+            `p99 ${ms(floor.paced.all.p99)} ms, max ${ms(floor.paced.all.max)} ms`
+          : ''),
     );
 
   for (const server of result.servers) {
