@@ -209,9 +209,11 @@ export async function postStatus(
   };
 
   if (input.status === 'OPEN') {
-    const taken = await lostToOthers(input.file_paths);
-    if (taken.length > 0) return stop(taken);
+    // STOP comes before PUSH, and PUSH before a release: the head is checked first (no store call),
+    // then one store step answers STOP or releases.
     if (!(await headContains(project, repoHead, input.new_repo_head ?? ''))) {
+      const taken = await lostToOthers(input.file_paths);
+      if (taken.length > 0) return stop(taken);
       return answer(
         false,
         command(
@@ -222,7 +224,9 @@ export async function postStatus(
         ),
       );
     }
-    const released = await locks.release(scope, agent.id, input.file_paths, now);
+    const outcome = await locks.releaseUnlessTaken(scope, agent.id, input.file_paths, now);
+    if (!outcome.ok) return stop(outcome.taken);
+    const { released } = outcome;
     if (released.length === 0) {
       return answer(true, command('PROCEED', null, 'You held none of these files: nothing changed.'));
     }

@@ -124,6 +124,56 @@ describe.each(LOCK_STORES)('%s lock store', (_name, available, makeStore) => {
     expect(await s.list(scope, T0)).toMatchObject([{ path: 'b.ts', holder: bob, status: 'READING' }]);
   });
 
+  it.skipIf(!available)(
+    'releases unless a file the caller lost is written by another, then changes nothing',
+    async () => {
+      const s = fresh();
+      await s.acquire(scope, request(alice, ['a.ts', 'b.ts']));
+      await s.acquire(scope, request(bob, ['c.ts'], { status: 'READING' }));
+      // Nothing lost: the same as release.
+      expect(await s.releaseUnlessTaken(scope, alice.id, ['b.ts', 'c.ts'], T0)).toEqual({
+        ok: true,
+        released: ['b.ts'],
+      });
+      expect(await holdersOf(s, 'c.ts')).toEqual(['agent-bob:READING']);
+
+      // Alice's a.ts expires and Bob writes it: her release is refused with his lock, and nothing moves.
+      const later = T0 + TTL;
+      await s.acquire(scope, request(alice, ['d.ts'], { now: later - 1 }));
+      await s.acquire(scope, request(bob, ['a.ts'], { now: later }));
+      const refused = await s.releaseUnlessTaken(scope, alice.id, ['d.ts', 'a.ts', 'a.ts'], later);
+      expect(refused).toMatchObject({ ok: false, taken: [{ path: 'a.ts', holder: bob, status: 'WRITING' }] });
+      expect(await holdersOf(s, 'd.ts', later)).toEqual(['agent-alice:WRITING']);
+      expect(await s.lost(scope, alice.id, ['a.ts'], later)).toEqual(['a.ts']);
+
+      // Once Bob only reads it, her release goes through, and she no longer counts it as lost.
+      await s.acquire(scope, request(bob, ['a.ts'], { now: later, status: 'READING' }));
+      expect(await s.releaseUnlessTaken(scope, alice.id, ['d.ts', 'a.ts'], later)).toEqual({
+        ok: true,
+        released: ['d.ts'],
+      });
+      expect(await s.lost(scope, alice.id, ['a.ts'], later)).toEqual([]);
+      expect(await holdersOf(s, 'a.ts', later)).toEqual(['agent-bob:READING']);
+    },
+  );
+
+  it.skipIf(!available)(
+    'refuses a release after the clean-up swept the lock and another took the file',
+    async () => {
+      const s = fresh();
+      await s.acquire(scope, request(alice, ['a.ts']));
+      await s.sweep(T0 + TTL);
+      await s.acquire(scope, request(bob, ['a.ts'], { now: T0 + TTL }));
+      const refused = await s.releaseUnlessTaken(scope, alice.id, ['a.ts'], T0 + TTL);
+      expect(refused).toMatchObject({ ok: false, taken: [{ path: 'a.ts', holder: bob }] });
+      expect(await holdersOf(s, 'a.ts', T0 + TTL)).toEqual(['agent-bob:WRITING']);
+      expect(await s.releaseUnlessTaken(scope, bob.id, ['a.ts'], T0 + TTL)).toEqual({
+        ok: true,
+        released: ['a.ts'],
+      });
+    },
+  );
+
   it.skipIf(!available)('keeps projects and branches apart', async () => {
     const s = fresh();
     const other = { ...scope, branch: 'feature/x:y' };

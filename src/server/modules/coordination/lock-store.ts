@@ -38,6 +38,9 @@ export interface AcquireRequest {
 /** All the requested locks were taken, or none was: `conflicts` are the WRITING locks in the way. */
 export type AcquireResult = { ok: true } | { ok: false; conflicts: LockEntry[] };
 
+/** `released`: the paths the holder held (live); `taken`: the live WRITING locks of others on files it lost. */
+export type ReleaseResult = { ok: true; released: string[] } | { ok: false; taken: LockEntry[] };
+
 /** A lock the clean-up deleted, with where it was. */
 export interface ExpiredLock {
   scope: LockScope;
@@ -60,6 +63,17 @@ export interface LockStore {
   acquire(scope: LockScope, request: AcquireRequest): Promise<AcquireResult>;
   /** Drops `holderId`'s locks on `paths`; returns the paths it held (live). Others' locks are untouched. */
   release(scope: LockScope, holderId: string, paths: readonly string[], now: number): Promise<string[]>;
+  /**
+   * `release`, unless `holderId` lost its lock on one of `paths` to expiry (see `lost`) and another
+   * holder now WRITES that file: then nothing changes and those locks are answered (the rules' STOP).
+   * One step, so that an OPEN costs a shared store one round trip, not two.
+   */
+  releaseUnlessTaken(
+    scope: LockScope,
+    holderId: string,
+    paths: readonly string[],
+    now: number,
+  ): Promise<ReleaseResult>;
   /** Live locks on `paths`, every holder's. */
   read(scope: LockScope, paths: readonly string[], now: number): Promise<LockEntry[]>;
   /** Every live lock of the scope. */

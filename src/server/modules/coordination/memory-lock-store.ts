@@ -7,6 +7,7 @@ import {
   type LockEntry,
   type LockScope,
   type LockStore,
+  type ReleaseResult,
   scopeKey,
   scopeOfKey,
 } from './lock-store.js';
@@ -35,6 +36,27 @@ export function createMemoryLockStore(): LockStore {
       scopes.set(key, entry);
     }
     return entry;
+  };
+
+  const release = (scope: LockScope, holderId: string, paths: readonly string[], now: number) => {
+    const state = scopeOf(scope, false);
+    if (!state) return [];
+    const released: string[] = [];
+    for (const path of paths) {
+      const holders = state.files.get(path);
+      const lock = holders?.get(holderId);
+      if (lock && isLive(lock, now)) released.push(path);
+      holders?.delete(holderId);
+      if (holders?.size === 0) state.files.delete(path);
+      state.lost.delete(lostKey(path, holderId));
+    }
+    return released;
+  };
+
+  /** Whether `holderId`'s lock on `path` expired and it has not taken or released the file since. */
+  const isLost = (state: Scope, holderId: string, path: string, now: number) => {
+    const lock = state.files.get(path)?.get(holderId);
+    return lock ? !isLive(lock, now) : state.lost.has(lostKey(path, holderId));
   };
 
   return {
@@ -73,18 +95,22 @@ export function createMemoryLockStore(): LockStore {
     },
 
     async release(scope, holderId, paths, now) {
+      return release(scope, holderId, paths, now);
+    },
+
+    async releaseUnlessTaken(scope, holderId, paths, now): Promise<ReleaseResult> {
       const state = scopeOf(scope, false);
-      if (!state) return [];
-      const released: string[] = [];
-      for (const path of paths) {
-        const holders = state.files.get(path);
-        const lock = holders?.get(holderId);
-        if (lock && isLive(lock, now)) released.push(path);
-        holders?.delete(holderId);
-        if (holders?.size === 0) state.files.delete(path);
-        state.lost.delete(lostKey(path, holderId));
+      const taken: LockEntry[] = [];
+      for (const path of new Set(paths)) {
+        if (!state || !isLost(state, holderId, path, now)) continue;
+        for (const lock of state.files.get(path)?.values() ?? []) {
+          if (lock.holder.id !== holderId && lock.status === 'WRITING' && isLive(lock, now)) {
+            taken.push({ ...lock });
+          }
+        }
       }
-      return released;
+      if (taken.length > 0) return { ok: false, taken };
+      return { ok: true, released: release(scope, holderId, paths, now) };
     },
 
     async read(scope, paths, now) {
@@ -108,10 +134,7 @@ export function createMemoryLockStore(): LockStore {
     async lost(scope, holderId, paths, now) {
       const state = scopeOf(scope, false);
       if (!state) return [];
-      return paths.filter((path) => {
-        const lock = state.files.get(path)?.get(holderId);
-        return lock ? !isLive(lock, now) : state.lost.has(lostKey(path, holderId));
-      });
+      return paths.filter((path) => isLost(state, holderId, path, now));
     },
 
     async sweep(now) {

@@ -192,6 +192,35 @@ describe.each(LOCK_STORES.filter(([, available]) => available))(
           true,
         );
       });
+
+      it('answers STOP to an OPEN of a file lost and now written by another, before PUSH, and releases nothing', async () => {
+        const alice = await newAgent('Alice');
+        const bob = await newAgent('Bob');
+        await alice.post(['s/a.ts'], 'WRITING', 'Alice splits the parser');
+        fx.t.advance(ttl());
+        await alice.post(['s/b.ts'], 'WRITING', 'Alice splits the parser');
+        expect((await bob.post(['s/a.ts'], 'WRITING', 'Bob renames the parser')).body.success).toBe(true);
+        const stopped = {
+          success: false,
+          orchestration: { action: 'STOP', metadata: { lock_owner: bob.id, conflicts: ['s/a.ts'] } },
+        };
+        // Pushed or not, STOP comes first; her lock on s/b.ts stays.
+        const notPushed = await alice.post(['s/b.ts', 's/a.ts'], 'OPEN', 'Alice is done splitting', {
+          new_repo_head: 'f'.repeat(40),
+        });
+        expect(notPushed.body).toMatchObject(stopped);
+        const pushed = await alice.post(['s/b.ts', 's/a.ts'], 'OPEN', 'Alice is done splitting', {
+          new_repo_head: await branchHead(),
+        });
+        expect(pushed.body).toMatchObject(stopped);
+        expect((await bob.check(['s/b.ts'])).body.status).toBe('CONFLICT');
+        // Without the file she lost, her release goes through.
+        const released = await alice.post(['s/b.ts'], 'OPEN', 'Alice is done splitting', {
+          new_repo_head: await branchHead(),
+        });
+        expect(released.body).toMatchObject({ success: true, orchestration: { action: 'PROCEED' } });
+        expect((await bob.check(['s/b.ts'])).body.status).toBe('OK');
+      });
     });
 
     describe('the activity feed', () => {

@@ -52,9 +52,8 @@ for i = 8, #ARGV do
 end
 return {1}`);
 
-/** ARGV: holder id, now, then the paths. Returns the paths the holder held (live). */
-const RELEASE = redisScript(`
-local holder, now = ARGV[1], tonumber(ARGV[2])
+/** The release loop of RELEASE and RELEASE_UNLESS_TAKEN: fills `released` with the paths held live. */
+const RELEASE_LOOP = `
 local released = {}
 for i = 3, #ARGV do
   local path = ARGV[i]
@@ -71,7 +70,43 @@ for i = 3, #ARGV do
   end
   redis.call('HDEL', KEYS[2], path .. '\\0' .. holder)
 end
+`;
+
+/** ARGV: holder id, now, then the paths. Returns the paths the holder held (live). */
+const RELEASE = redisScript(`
+local holder, now = ARGV[1], tonumber(ARGV[2])
+${RELEASE_LOOP}
 return released`);
+
+/**
+ * ARGV as RELEASE. When the holder lost its lock on one of the paths to expiry (its own entry has
+ * expired, or the clean-up remembers it in the lost hash) and another holder WRITES that file live,
+ * changes nothing and returns {0, JSON of those locks}; else releases as RELEASE and returns {1, paths}.
+ */
+const RELEASE_UNLESS_TAKEN = redisScript(`
+local holder, now = ARGV[1], tonumber(ARGV[2])
+local taken = {}
+for i = 3, #ARGV do
+  local path = ARGV[i]
+  local raw = redis.call('HGET', KEYS[1], path)
+  local holders = raw and cjson.decode(raw) or {}
+  local mine = holders[holder]
+  local lost
+  if mine then lost = mine.expiresAt <= now
+  else lost = redis.call('HEXISTS', KEYS[2], path .. '\\0' .. holder) == 1 end
+  if lost then
+    for id, lock in pairs(holders) do
+      if id ~= holder and lock.status == 'WRITING' and lock.expiresAt > now then
+        lock.path = path
+        lock.holderId = id
+        table.insert(taken, lock)
+      end
+    end
+  end
+end
+if #taken > 0 then return {0, cjson.encode(taken)} end
+${RELEASE_LOOP}
+return {1, released}`);
 
 /** ARGV: now. Deletes the scope's expired locks; returns them as JSON (path, holderId and the lock). */
 const SWEEP = redisScript(`
@@ -172,6 +207,15 @@ export function createRedisLockStore(url: string, prefix = 'autocoder:locks:'): 
       if (paths.length === 0) return [];
       const reply = await client.eval(RELEASE, keys(scope), [holderId, now, ...paths]);
       return Array.isArray(reply) ? reply.map(String) : [];
+    },
+
+    async releaseUnlessTaken(scope, holderId, paths, now) {
+      if (paths.length === 0) return { ok: true, released: [] };
+      const unique = [...new Set(paths)];
+      const reply = await client.eval(RELEASE_UNLESS_TAKEN, keys(scope), [holderId, now, ...unique]);
+      if (!Array.isArray(reply)) throw new Error('Redis: unexpected reply to the release script');
+      if (reply[0] === 0) return { ok: false, taken: fromList(String(reply[1])) };
+      return { ok: true, released: Array.isArray(reply[1]) ? reply[1].map(String) : [] };
     },
 
     async read(scope, paths, now) {
