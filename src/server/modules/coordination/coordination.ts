@@ -260,7 +260,9 @@ export async function postStatus(
       command('PROCEED', null, `${input.status} lock held on ${input.file_paths.length} file(s).`),
     );
   }
-  const lostAndTaken = await lostToOthers(unique(result.conflicts.map((l) => l.path)));
+  // Files the agent lost to expiry that another now writes: in the refusal itself (one round trip).
+  const lost = new Set(result.lost);
+  const lostAndTaken = result.conflicts.filter((l) => lost.has(l.path));
   if (lostAndTaken.length > 0) return stop(lostAndTaken);
   const [first] = result.conflicts;
   const conflicts = unique(result.conflicts.map((l) => l.path));

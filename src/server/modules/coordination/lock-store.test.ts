@@ -54,6 +54,7 @@ describe.each(LOCK_STORES)('%s lock store', (_name, available, makeStore) => {
         expiresAt: T0 + TTL,
       },
     ]);
+    expect(refused.lost).toEqual([]);
     expect(await holdersOf(s, 'src/auth.ts')).toEqual(['agent-alice:WRITING']);
   });
 
@@ -109,6 +110,9 @@ describe.each(LOCK_STORES)('%s lock store', (_name, available, makeStore) => {
     expect((await s.acquire(scope, request(bob, ['a.ts'], { now: T0 + TTL }))).ok).toBe(true);
     // Alice lost it to expiry: the store remembers, until she takes or releases it again.
     expect(await s.lost(scope, alice.id, ['a.ts', 'b.ts'], T0 + TTL)).toEqual(['a.ts']);
+    // Her refusal says so too, in the same step.
+    const back = await s.acquire(scope, request(alice, ['b.ts', 'a.ts'], { now: T0 + TTL }));
+    expect(back).toMatchObject({ ok: false, conflicts: [{ path: 'a.ts', holder: bob }], lost: ['a.ts'] });
     expect(await s.lost(scope, bob.id, ['a.ts'], T0 + TTL)).toEqual([]);
     await s.release(scope, alice.id, ['a.ts'], T0 + TTL);
     expect(await s.lost(scope, alice.id, ['a.ts'], T0 + TTL)).toEqual([]);
@@ -164,6 +168,10 @@ describe.each(LOCK_STORES)('%s lock store', (_name, available, makeStore) => {
       await s.acquire(scope, request(alice, ['a.ts']));
       await s.sweep(T0 + TTL);
       await s.acquire(scope, request(bob, ['a.ts'], { now: T0 + TTL }));
+      expect(await s.acquire(scope, request(alice, ['a.ts'], { now: T0 + TTL }))).toMatchObject({
+        ok: false,
+        lost: ['a.ts'],
+      });
       const refused = await s.releaseUnlessTaken(scope, alice.id, ['a.ts'], T0 + TTL);
       expect(refused).toMatchObject({ ok: false, taken: [{ path: 'a.ts', holder: bob }] });
       expect(await holdersOf(s, 'a.ts', T0 + TTL)).toEqual(['agent-bob:WRITING']);

@@ -36,7 +36,12 @@ export interface AcquireRequest {
 }
 
 /** All the requested locks were taken, or none was: `conflicts` are the WRITING locks in the way. */
-export type AcquireResult = { ok: true } | { ok: false; conflicts: LockEntry[] };
+/**
+ * A refusal names the live WRITING locks in the way and, of the request's paths, those whose lock the
+ * holder lost to expiry (see `LockStore.lost`), in the same atomic step: the rules answer STOP when
+ * one of those is in the way.
+ */
+export type AcquireResult = { ok: true } | { ok: false; conflicts: LockEntry[]; lost: string[] };
 
 /** `released`: the paths the holder held (live); `taken`: the live WRITING locks of others on files it lost. */
 export type ReleaseResult = { ok: true; released: string[] } | { ok: false; taken: LockEntry[] };

@@ -72,7 +72,10 @@ export function createMemoryLockStore(): LockStore {
             }
           }
         }
-        if (conflicts.length > 0) return { ok: false, conflicts };
+        if (conflicts.length > 0) {
+          const lost = [...new Set(request.paths)].filter((path) => isLost(state, holder.id, path, now));
+          return { ok: false, conflicts, lost };
+        }
       }
       for (const path of request.paths) {
         let holders = state.files.get(path);

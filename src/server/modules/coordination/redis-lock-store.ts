@@ -20,8 +20,8 @@ import {
 
 /**
  * All-or-nothing acquire. ARGV: holder id, holder name, status, message, agent head ('' for none),
- * now, ttl, then the paths. Returns {1} when taken, or {0, JSON of the live WRITING locks in the way}.
- * Others' expired locks stay for the clean-up to report.
+ * now, ttl, then the paths. Returns {1} when taken, or {0, JSON of the live WRITING locks in the way,
+ * the paths whose lock the holder lost to expiry}. Others' expired locks stay for the clean-up to report.
  */
 const ACQUIRE = redisScript(`
 local holder, name, status, message, head = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -42,7 +42,17 @@ for i = 8, #ARGV do
     end
   end
 end
-if #conflicts > 0 then return {0, cjson.encode(conflicts)} end
+if #conflicts > 0 then
+  local lost = {}
+  for i = 8, #ARGV do
+    local mine = states[i][holder]
+    local gone
+    if mine then gone = mine.expiresAt <= now
+    else gone = redis.call('HEXISTS', KEYS[2], ARGV[i] .. '\\0' .. holder) == 1 end
+    if gone then table.insert(lost, ARGV[i]) end
+  end
+  return {0, cjson.encode(conflicts), lost}
+end
 for i = 8, #ARGV do
   local holders = states[i]
   holders[holder] = { name = name, status = status, message = message, agentHead = head,
@@ -200,7 +210,8 @@ export function createRedisLockStore(url: string, prefix = 'autocoder:locks:'): 
       ]);
       if (!Array.isArray(reply)) throw new Error('Redis: unexpected reply to the acquire script');
       if (reply[0] === 1) return { ok: true };
-      return { ok: false, conflicts: fromList(String(reply[1])) };
+      const lost = Array.isArray(reply[2]) ? [...new Set(reply[2].map(String))] : [];
+      return { ok: false, conflicts: fromList(String(reply[1])), lost };
     },
 
     async release(scope, holderId, paths, now) {
