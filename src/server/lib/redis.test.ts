@@ -42,7 +42,7 @@ describe.skipIf(!redisAvailable)('RedisClient commands', () => {
     }
   });
 
-  it('runs a script by its SHA1, and sends it whole when Redis has forgotten it', async () => {
+  it('runs a script by its SHA1, and sends it whole the first time, when Redis does not know it yet', async () => {
     const { RedisClient, redisScript } = await import('./redis.js');
     const redis = new RedisClient(new URL(REDIS_URL));
     // A script of its own (the pid and time in a comment), so that flushing it touches no other test.

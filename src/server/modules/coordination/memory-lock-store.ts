@@ -53,6 +53,10 @@ export function createMemoryLockStore(): LockStore {
     return released;
   };
 
+  /** A live WRITING lock of someone other than `holderId`: what blocks a WRITING acquire. */
+  const writtenByOther = (lock: LockEntry, holderId: string, now: number) =>
+    lock.holder.id !== holderId && lock.status === 'WRITING' && isLive(lock, now);
+
   /** Whether `holderId`'s lock on `path` expired and it has not taken or released the file since. */
   const isLost = (state: Scope, holderId: string, path: string, now: number) => {
     const lock = state.files.get(path)?.get(holderId);
@@ -67,9 +71,7 @@ export function createMemoryLockStore(): LockStore {
         const conflicts: LockEntry[] = [];
         for (const path of request.paths) {
           for (const lock of state.files.get(path)?.values() ?? []) {
-            if (lock.holder.id !== holder.id && lock.status === 'WRITING' && isLive(lock, now)) {
-              conflicts.push({ ...lock });
-            }
+            if (writtenByOther(lock, holder.id, now)) conflicts.push({ ...lock });
           }
         }
         if (conflicts.length > 0) {
@@ -107,9 +109,7 @@ export function createMemoryLockStore(): LockStore {
       for (const path of new Set(paths)) {
         if (!state || !isLost(state, holderId, path, now)) continue;
         for (const lock of state.files.get(path)?.values() ?? []) {
-          if (lock.holder.id !== holderId && lock.status === 'WRITING' && isLive(lock, now)) {
-            taken.push({ ...lock });
-          }
+          if (writtenByOther(lock, holderId, now)) taken.push({ ...lock });
         }
       }
       if (taken.length > 0) return { ok: false, taken };

@@ -19,11 +19,34 @@ import {
  */
 
 /**
+ * Lua helpers of ACQUIRE and RELEASE_UNLESS_TAKEN, over one file's decoded holders: `othersWriting`
+ * appends the other holders' live WRITING locks on `path` to `into` (with their path and holder id);
+ * `lostBy` says whether `holder` lost its lock on `path` to expiry (its own entry has expired, or the
+ * clean-up remembers it in the lost hash).
+ */
+const HELPERS = `
+local function othersWriting(holders, path, holder, now, into)
+  for id, lock in pairs(holders) do
+    if id ~= holder and lock.status == 'WRITING' and lock.expiresAt > now then
+      lock.path = path
+      lock.holderId = id
+      table.insert(into, lock)
+    end
+  end
+end
+local function lostBy(holders, path, holder, now)
+  local mine = holders[holder]
+  if mine then return mine.expiresAt <= now end
+  return redis.call('HEXISTS', KEYS[2], path .. '\\0' .. holder) == 1
+end
+`;
+
+/**
  * All-or-nothing acquire. ARGV: holder id, holder name, status, message, agent head ('' for none),
  * now, ttl, then the paths. Returns {1} when taken, or {0, JSON of the live WRITING locks in the way,
  * the paths whose lock the holder lost to expiry}. Others' expired locks stay for the clean-up to report.
  */
-const ACQUIRE = redisScript(`
+const ACQUIRE = redisScript(`${HELPERS}
 local holder, name, status, message, head = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local now, ttl = tonumber(ARGV[6]), tonumber(ARGV[7])
 local states = {}
@@ -32,24 +55,12 @@ for i = 8, #ARGV do
   local raw = redis.call('HGET', KEYS[1], ARGV[i])
   local holders = raw and cjson.decode(raw) or {}
   states[i] = holders
-  if status == 'WRITING' then
-    for id, lock in pairs(holders) do
-      if id ~= holder and lock.status == 'WRITING' and lock.expiresAt > now then
-        lock.path = ARGV[i]
-        lock.holderId = id
-        table.insert(conflicts, lock)
-      end
-    end
-  end
+  if status == 'WRITING' then othersWriting(holders, ARGV[i], holder, now, conflicts) end
 end
 if #conflicts > 0 then
   local lost = {}
   for i = 8, #ARGV do
-    local mine = states[i][holder]
-    local gone
-    if mine then gone = mine.expiresAt <= now
-    else gone = redis.call('HEXISTS', KEYS[2], ARGV[i] .. '\\0' .. holder) == 1 end
-    if gone then table.insert(lost, ARGV[i]) end
+    if lostBy(states[i], ARGV[i], holder, now) then table.insert(lost, ARGV[i]) end
   end
   return {0, cjson.encode(conflicts), lost}
 end
@@ -93,26 +104,14 @@ return released`);
  * expired, or the clean-up remembers it in the lost hash) and another holder WRITES that file live,
  * changes nothing and returns {0, JSON of those locks}; else releases as RELEASE and returns {1, paths}.
  */
-const RELEASE_UNLESS_TAKEN = redisScript(`
+const RELEASE_UNLESS_TAKEN = redisScript(`${HELPERS}
 local holder, now = ARGV[1], tonumber(ARGV[2])
 local taken = {}
 for i = 3, #ARGV do
   local path = ARGV[i]
   local raw = redis.call('HGET', KEYS[1], path)
   local holders = raw and cjson.decode(raw) or {}
-  local mine = holders[holder]
-  local lost
-  if mine then lost = mine.expiresAt <= now
-  else lost = redis.call('HEXISTS', KEYS[2], path .. '\\0' .. holder) == 1 end
-  if lost then
-    for id, lock in pairs(holders) do
-      if id ~= holder and lock.status == 'WRITING' and lock.expiresAt > now then
-        lock.path = path
-        lock.holderId = id
-        table.insert(taken, lock)
-      end
-    end
-  end
+  if lostBy(holders, path, holder, now) then othersWriting(holders, path, holder, now, taken) end
 end
 if #taken > 0 then return {0, cjson.encode(taken)} end
 ${RELEASE_LOOP}
