@@ -21,7 +21,8 @@ import { pipelineConfig } from './pipeline/config.js';
 import { pipelineAims, printPipeline } from './pipeline/report.js';
 import type { PipelineDbResult } from './pipeline/result.js';
 import { servicesAims } from './services-aims.js';
-import { benchServices, printServices, type ServicesResult, servicesConfig } from './services-proxy.js';
+import { benchServices, type ServicesResult, servicesConfig } from './services-proxy.js';
+import { printServices } from './services-report.js';
 import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from './sse-flood.js';
 
 const pipelineSettings = pipelineConfig();

@@ -11,10 +11,11 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Service, ServicePreview, WorkspaceList } from '../src/contracts/services.js';
 import { baseEnv, cpuProfileArgs, intEnv, RATE_LIMIT_ENV, summarizeLog } from './lib/common.js';
-import { int, ms, table } from './lib/format.js';
+import { int, ms } from './lib/format.js';
 import { BenchClient, httpRequest, registerWithProject } from './lib/http.js';
 import { cpuUsPerRequest, runInterleaved, runPaced } from './lib/interleave.js';
 import type { ScenarioResult } from './lib/load.js';
+import { startMinimalProxy } from './lib/minimal-http-proxy.js';
 import { freePort, makeTempDir, removeTempDir, spawnGroup, waitHealthy } from './lib/processes.js';
 import { type LatencySummary, round } from './lib/stats.js';
 import { startRelay } from './lib/tcp-relay.js';
@@ -50,10 +51,11 @@ export type ServicesResult =
       status: 'ok';
       scenarios: ScenarioResult[];
       /**
-       * Through the proxy against direct, per way in; `relay` is a raw TCP relay (no HTTP at all),
-       * the least any proxy written in Node costs on this machine, for reference.
+       * Through the proxy against direct, per way in; for reference, `relay` is a raw TCP relay (no
+       * HTTP at all), the least any proxy written in Node costs on this machine, and `minimal` a
+       * minimal HTTP proxy (heads read and rewritten, nothing checked), the least one that reads HTTP does.
        */
-      ratios: { preview: ProxyCost; path: ProxyCost; relay: ProxyCost };
+      ratios: { preview: ProxyCost; path: ProxyCost; relay: ProxyCost; minimal: ProxyCost };
       /** CPU per timed request, µs: AutoCoder's process, the service's, the load generator's. */
       cpuPerRequestUs: ServicesCpu;
       /** Open loop at a fixed rate below capacity: latencies, and what each proxy adds. */
@@ -63,13 +65,15 @@ export type ServicesResult =
     }
   | { status: 'error'; reason: string };
 
-type Way = 'direct' | 'preview' | 'path' | 'relay';
-type ServicesCpu = Record<Way, { server: number; service: number; bench: number }>;
+export type Way = 'direct' | 'preview' | 'path' | 'relay' | 'minimal';
+export type ServicesCpu = Record<Way, { server: number; service: number; bench: number }>;
+/** The proxies, and the references beside them (what any hop costs on the machine). */
+type ThroughWay = 'preview' | 'path' | 'relay' | 'minimal';
 interface PacedResult {
   ratePerSecond: number;
   errors: number;
-  latency: Record<'direct' | 'preview' | 'path', LatencySummary>;
-  added: Record<'preview' | 'path', { addedP50Ms: number; addedP99Ms: number }>;
+  latency: Record<'direct' | ThroughWay, LatencySummary>;
+  added: Record<ThroughWay, { addedP50Ms: number; addedP99Ms: number }>;
 }
 
 export interface ProxyCost {
@@ -115,6 +119,7 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: config.clients + 1, timeout: 4_000 });
   let relay: Awaited<ReturnType<typeof startRelay>> | undefined;
+  let minimal: Awaited<ReturnType<typeof startMinimalProxy>> | undefined;
   try {
     await waitHealthy(port, server, since, { intervalMs: 20 });
     const owner = new BenchClient(agent, port);
@@ -158,7 +163,8 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     const get = (targetPort: number, target: string, headers: Record<string, string>) => async () =>
       (await httpRequest(agent, targetPort, 'GET', target, { headers })).status;
     relay = await startRelay(servicePort);
-    const names = ['direct', 'preview', 'path', 'relay'] as const;
+    minimal = await startMinimalProxy(servicePort);
+    const names = ['direct', 'preview', 'path', 'relay', 'minimal'] as const;
     // Direct, preview, path, then preview, path, direct…: a change of load during the run, and what
     // one way leaves behind for the next, fall on all three alike (lib/interleave.ts).
     const turns = [
@@ -179,14 +185,23 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
         send: get(relay.port, '/', {}),
         serverPid: relay.spawned.pid,
       },
+      {
+        name: 'minimal',
+        label: 'GET 127.0.0.1:<minimal>/ (minimal HTTP proxy, reference)',
+        send: get(minimal.port, '/', {}),
+        serverPid: minimal.spawned.pid,
+      },
     ];
     const run = await runInterleaved(turns, { ...config, serverPid: server.pid, watchPid: servicePid });
     // Then at a fixed rate, well below capacity: what the proxy adds to one request.
-    const paced = await runPaced(turns.slice(0, 3), {
+    // The relay and the minimal proxy too: what one more hop of any kind adds on this machine.
+    const paced = await runPaced(turns, {
       ratePerSecond: config.pacedRate,
       requests: config.pacedRequests,
     });
-    const [pacedDirect, pacedPreview, pacedPath] = paced.latencies as [
+    const [pacedDirect, pacedPreview, pacedPath, pacedRelay, pacedMinimal] = paced.latencies as [
+      LatencySummary,
+      LatencySummary,
       LatencySummary,
       LatencySummary,
       LatencySummary,
@@ -201,7 +216,8 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
         `  ${done.name.padEnd(8)} ${int(done.ok).padStart(6)} ok  p50 ${ms(done.latency.p50)} ms  p99 ${ms(done.latency.p99)} ms  ${int(done.throughput)} req/s${done.errors ? `  ${done.errors} errors ${JSON.stringify(done.errorKinds)}` : ''}`,
       );
     }
-    const [direct, preview, pathProxy, relayed] = scenarios as [
+    const [direct, preview, pathProxy, relayed, minimalProxy] = scenarios as [
+      ScenarioResult,
       ScenarioResult,
       ScenarioResult,
       ScenarioResult,
@@ -226,13 +242,29 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     return {
       status: 'ok',
       scenarios,
-      ratios: { preview: cost(preview), path: cost(pathProxy), relay: cost(relayed) },
+      ratios: {
+        preview: cost(preview),
+        path: cost(pathProxy),
+        relay: cost(relayed),
+        minimal: cost(minimalProxy),
+      },
       cpuPerRequestUs,
       paced: {
         ratePerSecond: config.pacedRate,
         errors: paced.errors,
-        latency: { direct: pacedDirect, preview: pacedPreview, path: pacedPath },
-        added: { preview: pacedCost(pacedPreview), path: pacedCost(pacedPath) },
+        latency: {
+          direct: pacedDirect,
+          preview: pacedPreview,
+          path: pacedPath,
+          relay: pacedRelay,
+          minimal: pacedMinimal,
+        },
+        added: {
+          preview: pacedCost(pacedPreview),
+          path: pacedCost(pacedPath),
+          relay: pacedCost(pacedRelay),
+          minimal: pacedCost(pacedMinimal),
+        },
       },
       loadAverage: { start, end: os.loadavg().map((value) => round(value, 2)) },
       serverLog: summarizeLog(server.output()),
@@ -242,63 +274,8 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
   } finally {
     agent.destroy();
     await relay?.spawned.stop();
+    await minimal?.spawned.stop();
     await server.stop();
     await removeTempDir(dataDir);
   }
-}
-
-export function printServices(result: ServicesResult, config: ServicesBenchConfig): void {
-  if (result.status !== 'ok') {
-    console.log(`\nServices proxy: failed — ${result.reason}`);
-    return;
-  }
-  console.log(
-    `\nServices proxy — ${config.clients} clients, closed loop, ${config.rounds} interleaved rounds; load average ${result.loadAverage.start.join(' ')} → ${result.loadAverage.end.join(' ')}`,
-  );
-  console.log(
-    table(
-      [
-        'scenario',
-        'ok',
-        'err',
-        'p50',
-        'p90',
-        'p99',
-        'max',
-        'req/s',
-        'srv CPU',
-        'CPU µs/req: srv',
-        'svc',
-        'gen',
-      ],
-      result.scenarios.map((s) => [
-        `${s.name}  ${s.label}`,
-        int(s.ok),
-        int(s.errors),
-        ms(s.latency.p50),
-        ms(s.latency.p90),
-        ms(s.latency.p99),
-        ms(s.latency.max),
-        int(s.throughput),
-        s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
-        ...(['server', 'service', 'bench'] as const).map((of) => {
-          const us = result.cpuPerRequestUs[s.name as Way]?.[of];
-          return us === undefined || Number.isNaN(us) ? '–' : int(us);
-        }),
-      ]),
-    ),
-  );
-  for (const [way, cost] of Object.entries(result.ratios)) {
-    console.log(
-      `  ${way}: ${(cost.throughputRatio * 100).toFixed(0)} % of direct throughput, p50 +${ms(cost.addedP50Ms)} ms, p99 +${ms(cost.addedP99Ms)} ms${way === 'relay' ? ' (a raw TCP relay: the most a proxy in Node can keep here)' : ''}`,
-    );
-  }
-  const { paced } = result;
-  console.log(
-    `  open loop at ${paced.ratePerSecond} req/s: direct p50 ${ms(paced.latency.direct.p50)} ms, p99 ${ms(paced.latency.direct.p99)} ms; ` +
-      `preview p50 +${ms(paced.added.preview.addedP50Ms)}, p99 +${ms(paced.added.preview.addedP99Ms)} ms; ` +
-      `path p50 +${ms(paced.added.path.addedP50Ms)}, p99 +${ms(paced.added.path.addedP99Ms)} ms${paced.errors ? ` (${paced.errors} errors)` : ''}`,
-  );
-  for (const entry of result.serverLog.slice(0, 5))
-    console.log(`  server log ×${entry.count}: ${entry.line}`);
 }
