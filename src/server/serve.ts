@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { createApp } from './app.js';
 import type { Database } from './db/client.js';
 import type { Env } from './env.js';
@@ -11,6 +12,7 @@ import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS } from './lib/rate-limi
 import { createRedisRateLimitStore } from './lib/redis-rate-limit.js';
 import { createRedisLockStore } from './modules/coordination/redis-lock-store.js';
 import type { Sandbox } from './modules/sandbox/sandbox.js';
+import { releaseLeftHolds } from './modules/workspace/checkout-hold.js';
 import { createRuntime } from './runtime.js';
 import { readVersion } from './version.js';
 
@@ -62,6 +64,10 @@ export async function startServer({ env, logger, sandbox, database }: ServeOptio
     services: { reservedPorts: () => [listeningPort], maxRunningPerUser: env.maxServicesPerUser },
   });
   await runtime.deps.orchestrator.recoverInterrupted();
+  // Project checkouts held for services when the server last stopped follow their branches again.
+  for (const repo of await releaseLeftHolds(path.join(env.dataDir, 'repos'))) {
+    logger.warn('a project checkout stays held: local edits would be overwritten', { repo });
+  }
   const hostsOn = (port: number) =>
     hostRulesFor({ publicUrl: env.publicUrl, baseDomain: env.baseDomain, listenHost: env.host, port });
   let hosts = hostsOn(env.port);

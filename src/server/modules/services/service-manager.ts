@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { Service, ServiceList } from '@/contracts/services.js';
 import { AppError } from '@/server/lib/errors.js';
 import type { Logger } from '@/server/lib/logger.js';
+import { CheckoutHolds } from './checkout-holds.js';
 import { type Discovery, discoverServices, findService, type ServiceDefinition } from './discovery.js';
 import { ManagedService, type ServiceSandbox } from './managed-service.js';
 import { feedOf, type OutputFeed } from './output-feed.js';
@@ -18,6 +19,11 @@ export interface ServiceWorkspace {
   dir: string;
   serviceEnv: Record<string, string>;
   readOnlyPaths: readonly string[];
+  /**
+   * The project's own checkout: held at its commit on this branch while services run in it, so
+   * that merges and pushes move the branch but not the files under them (`checkout-hold.ts`).
+   */
+  heldBranch?: string | undefined;
 }
 
 export interface ServiceManagerOptions {
@@ -65,8 +71,11 @@ export class ServiceManager {
   private closed = false;
   /** Discovery warnings already logged, so that a polled list logs each once. */
   private readonly warned = new Set<string>();
+  /** Project checkouts held while their services run. */
+  private readonly holds: CheckoutHolds;
 
   constructor(private readonly options: ServiceManagerOptions) {
+    this.holds = new CheckoutHolds(options.logger);
     this.watcher = setInterval(() => void this.stopOrphans(), options.watchMs ?? 5000);
     this.watcher.unref();
   }
@@ -151,7 +160,9 @@ export class ServiceManager {
     });
     this.runs.set(key, managed);
     if (port !== null) this.ports.set(port, key);
+    const held = this.holds.acquire(workspace);
     managed.once('end', () => {
+      if (held) this.holds.release(workspace);
       if (port !== null && this.ports.get(port) === key) this.ports.delete(port);
       const forget = setTimeout(() => {
         if (this.runs.get(key) === managed) this.runs.delete(key);
@@ -159,6 +170,7 @@ export class ServiceManager {
       forget.unref();
     });
     this.options.logger.info('service starting', { workspaceId: workspace.id, serviceId, port });
+    if (held) await held;
     void managed.start();
   }
 
@@ -231,6 +243,8 @@ export class ServiceManager {
     const runs = [...this.runs.values()];
     await Promise.all(runs.map((run) => run.stop()));
     await Promise.all(runs.map((run) => run.options.log.flush()));
+    // Their project checkouts follow their branches again (a hold left now is released at start).
+    await this.holds.settled();
   }
 
   /**
