@@ -15,6 +15,12 @@ export interface Workspace {
   taskId: string | null;
   runId: string | null;
   branch: string;
+  /**
+   * The project workspace while its services hold it behind its branch (an approval or a push
+   * moved the branch meanwhile): the commit its files are at, until its last service stops. Null
+   * when it is at the branch's head, and for a run's worktree. Given in lists.
+   */
+  heldAt?: string | null;
 }
 
 /** GET /api/projects/:id/workspaces */

@@ -22,6 +22,10 @@ export const WorkspaceSchema: z.ZodType<Workspace> = z
     taskId: z.uuid().nullable(),
     runId: z.uuid().nullable(),
     branch: z.string(),
+    heldAt: z.string().nullable().optional().openapi({
+      description:
+        'The project workspace held behind its branch while its services run: the commit its files are at until its last service stops; null otherwise',
+    }),
   })
   .openapi('Workspace');
 export const WorkspaceListSchema: z.ZodType<WorkspaceList> = z

@@ -21,6 +21,7 @@ describe('the project workspace while its services run', () => {
     const list = await client.get<WorkspaceList>(`/api/projects/${projectId}/workspaces`);
     const workspace = list.body.workspaces.find((w) => w.kind === 'project');
     if (!workspace) throw new Error('no project workspace');
+    expect(workspace.heldAt).toBeNull();
     const repo = path.join(served.t.deps.dataDir, 'repos', projectId);
     const api = `/api/workspaces/${workspace.id}/services`;
     await writeService(repo, 'web', echoService('//---\n// http: auto\n//---'));
@@ -42,6 +43,12 @@ describe('the project workspace while its services run', () => {
     // The branch moved; the running services' files did not.
     expect(await gitIn(repo, 'rev-parse', 'HEAD')).toBe(before);
     for (const file of added) expect(existsSync(path.join(repo, file))).toBe(false);
+    // The list says so: the project workspace is held behind its branch.
+    const projectOf = async () =>
+      (await client.get<WorkspaceList>(`/api/projects/${projectId}/workspaces`)).body.workspaces.find(
+        (w) => w.kind === 'project',
+      );
+    expect(await projectOf()).toMatchObject({ id: workspace.id, branch: 'main', heldAt: before });
 
     // One of two stops: still held.
     expect((await client.post(`${api}/web/stop`)).status).toBe(200);
@@ -52,6 +59,7 @@ describe('the project workspace while its services run', () => {
       (head) => head === main,
     );
     expect(await gitIn(repo, 'symbolic-ref', 'HEAD')).toBe('refs/heads/main');
+    expect((await projectOf())?.heldAt).toBeNull();
     for (const file of added) expect(existsSync(path.join(repo, file))).toBe(true);
     // Only the service files, which were never committed, are not the branch's.
     expect((await gitIn(repo, 'status', '--porcelain')).split('\n')).toEqual(['?? .discobot/']);

@@ -4,6 +4,7 @@ import type { Workspace } from '@/contracts/services.js';
 import type { Db } from '@/server/db/client.js';
 import { AppError } from '@/server/lib/errors.js';
 import { getOwnedProject } from '../projects/projects.js';
+import { heldBehind } from '../workspace/checkout-hold.js';
 import {
   ensureWorkspaceIds,
   findWorkspaceRecord,
@@ -74,6 +75,7 @@ export async function listWorkspaces(
       taskId: null,
       runId: null,
       branch: project.defaultBranch,
+      heldAt: await heldBehind(project.repoPath, project.defaultBranch),
     });
   }
   for (const run of runs) {
@@ -86,6 +88,7 @@ export async function listWorkspaces(
       taskId: run.taskId,
       runId: run.runId,
       branch: run.branch ?? '',
+      heldAt: null,
     });
   }
   return workspaces;

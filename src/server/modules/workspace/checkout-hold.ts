@@ -1,7 +1,7 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError, git, gitText } from '@/server/lib/git.js';
-import { branchCommit, isPlainBranchName } from './refs.js';
+import { branchCommit, isPlainBranchName, readBranchHead } from './refs.js';
 import { withRepoLock } from './repo-lock.js';
 
 /*
@@ -47,6 +47,20 @@ export async function holdCheckout(repoPath: string, branch: string): Promise<vo
       cwd: repoPath,
     });
   });
+}
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * The commit a held checkout's files are at, when its branch has moved on meanwhile; null when
+ * it is on its branch or at its head. Read from `.git/HEAD` and the ref files: the services view
+ * asks on every poll.
+ */
+export async function heldBehind(repoPath: string, branch: string): Promise<string | null> {
+  const head = (await readFile(path.join(repoPath, '.git', 'HEAD'), 'utf8').catch(() => '')).trim();
+  if (!OBJECT_ID.test(head) || !isPlainBranchName(branch)) return null;
+  const tip = await readBranchHead(repoPath, branch).catch(() => null);
+  return tip !== null && tip !== head ? head : null;
 }
 
 export type ReleaseOutcome =

@@ -58,6 +58,19 @@ describe('the Services view', () => {
     expect(screen.getByText('Branch web')).toBeTruthy();
   });
 
+  it('says when the project workspace is held behind its branch while its services run', async () => {
+    stubWorkspaces([{ ...project, heldAt: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678' }, run]);
+    renderAt(<ServicesView projectId="p1" />, { url: '/projects/p1/services' });
+    await waitFor(() => expect(screen.getByTestId('workspace-held').textContent).toContain('a1b2c3d'));
+    expect(screen.getByTestId('workspace-held').textContent).toContain('main has moved on');
+
+    cleanup();
+    stubWorkspaces([{ ...project, heldAt: null }, run]);
+    renderAt(<ServicesView projectId="p1" />, { url: '/projects/p1/services' });
+    await waitFor(() => expect(shownWorkspaces()).toEqual(['wsp']));
+    expect(screen.queryByTestId('workspace-held')).toBeNull();
+  });
+
   it('opens the comparison a task links to', async () => {
     stubWorkspaces([project, run]);
     renderAt(<ServicesView projectId="p1" />, { url: '/projects/p1/services?workspace=wsr&compare=1' });

@@ -31,6 +31,16 @@ function WorkspaceColumn({ workspace, onClose }: { workspace: Workspace; onClose
           </Button>
         )}
       </header>
+      {workspace.heldAt && (
+        <p
+          className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900"
+          data-testid="workspace-held"
+        >
+          Its services run on <code className="font-mono">{workspace.heldAt.slice(0, 7)}</code>;{' '}
+          {workspace.branch} has moved on since. The files follow when its last service stops: stop and start
+          them to run the new {workspace.branch}.
+        </p>
+      )}
       <WorkspaceServices workspaceId={workspace.id} />
     </section>
   );
