@@ -13,7 +13,8 @@ export function useWorkspaces(projectId: string) {
   return useQuery({
     queryKey: workspacesQueryKey(projectId),
     queryFn: ({ signal }) => getWorkspaces(projectId, signal),
-    // Run worktrees come and go with runs.
-    refetchInterval: 15_000,
+    // Run worktrees come and go with runs; the project's checkout is held behind its branch when
+    // an approval lands while its services run (`heldAt`). As often as the services list when idle.
+    refetchInterval: 5_000,
   });
 }
