@@ -1,13 +1,9 @@
+import type { Workspace } from '@/contracts/services.js';
 import type { Logger } from '@/server/lib/logger.js';
 import { holdCheckout, releaseCheckout } from '../workspace/checkout-hold.js';
 
-/** What a hold needs of a workspace (`ServiceWorkspace`). */
-interface HeldWorkspace {
-  id: string;
-  dir: string;
-  /** Set for a project's own checkout only: the branch it is held on. */
-  heldBranch?: string | undefined;
-}
+/** What a hold needs of a workspace and its checkout: only a project's own checkout is held. */
+type HeldWorkspace = Pick<Workspace, 'id' | 'kind' | 'branch'> & { dir: string };
 
 /**
  * The project checkouts held while services run in them, counted per workspace: the first
@@ -26,8 +22,8 @@ export class CheckoutHolds {
    * it is held, null when the workspace is not a project's own checkout.
    */
   acquire(workspace: HeldWorkspace): Promise<void> | null {
-    const branch = workspace.heldBranch;
-    if (!branch) return null;
+    if (workspace.kind !== 'project') return null;
+    const { branch } = workspace;
     const state = this.stateOf(workspace.id);
     state.count += 1;
     if (state.count === 1) {

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { Service, ServiceList } from '@/contracts/services.js';
+import type { Service, ServiceList, Workspace } from '@/contracts/services.js';
 import { AppError } from '@/server/lib/errors.js';
 import type { Logger } from '@/server/lib/logger.js';
 import { CheckoutHolds } from './checkout-holds.js';
@@ -11,19 +11,16 @@ import { freePort, type LoopbackTarget } from './ports.js';
 import { alreadyRunning, noPort, notFound, notRunning, passive, tooMany } from './service-errors.js';
 import { declaredPort, toService } from './service-view.js';
 
-/** The part of a workspace the manager needs. */
-export interface ServiceWorkspace {
-  id: string;
+/**
+ * The part of a workspace the manager needs. A project's own checkout (`kind`) is held on its
+ * `branch` while services run in it (`checkout-holds.ts`).
+ */
+export interface ServiceWorkspace extends Pick<Workspace, 'id' | 'kind' | 'branch'> {
   /** Its owner (a workspace never changes hands). */
   userId: string;
   dir: string;
   serviceEnv: Record<string, string>;
   readOnlyPaths: readonly string[];
-  /**
-   * The project's own checkout: held at its commit on this branch while services run in it, so
-   * that merges and pushes move the branch but not the files under them (`checkout-hold.ts`).
-   */
-  heldBranch?: string | undefined;
 }
 
 export interface ServiceManagerOptions {

@@ -27,8 +27,6 @@ export interface ResolvedWorkspace extends Workspace {
   serviceEnv: Record<string, string>;
   /** Visible read-only in the sandbox: the project's git directory a run's worktree points into. */
   readOnlyPaths: string[];
-  /** The project's own checkout: its default branch, on which it is held while services run. */
-  heldBranch: string | undefined;
 }
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
@@ -115,7 +113,6 @@ export async function resolveWorkspace(
     userId: record.userId,
     serviceEnv: record.serviceEnv,
     readOnlyPaths: record.runId === null ? [] : [path.join(record.repoPath, '.git')],
-    heldBranch: record.runId === null ? record.defaultBranch : undefined,
   };
 }
 

@@ -105,8 +105,15 @@ describe('holding a project checkout while its services run', () => {
     await holdCheckout(project, 'main');
     await mergeBranch({ repoPath: project, branch, defaultBranch: 'main', message: 'Merge' });
     await mkdir(path.join(repos, 'not-a-repo'));
+    // Detached by hand, not by a hold: left as it is.
+    const byHand = path.join(repos, 'project-2');
+    await git(['clone', '--quiet', project, byHand]);
+    await git(['checkout', '--quiet', '--detach'], { cwd: byHand });
 
     expect(await releaseLeftHolds(repos)).toEqual([]);
+    expect(await gitText(['symbolic-ref', '-q', 'HEAD'], { cwd: byHand }).catch(() => 'detached')).toBe(
+      'detached',
+    );
     expect(await readFile(path.join(project, 'page.html'), 'utf8')).toBe('branch\n');
     expect((await gitText(['symbolic-ref', 'HEAD'], { cwd: project })).trim()).toBe('refs/heads/main');
     expect(await releaseLeftHolds(path.join(t.root, 'missing'))).toEqual([]);

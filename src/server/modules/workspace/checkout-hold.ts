@@ -1,7 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError, git, gitText } from '@/server/lib/git.js';
-import { branchCommit, isPlainBranchName, readBranchHead } from './refs.js';
+import { branchCommit, isPlainBranchName, readBranchHead, readDetachedHead } from './refs.js';
 import { withRepoLock } from './repo-lock.js';
 
 /*
@@ -49,16 +49,14 @@ export async function holdCheckout(repoPath: string, branch: string): Promise<vo
   });
 }
 
-const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-
 /**
  * The commit a held checkout's files are at, when its branch has moved on meanwhile; null when
  * it is on its branch or at its head. Read from `.git/HEAD` and the ref files: the services view
  * asks on every poll.
  */
 export async function heldBehind(repoPath: string, branch: string): Promise<string | null> {
-  const head = (await readFile(path.join(repoPath, '.git', 'HEAD'), 'utf8').catch(() => '')).trim();
-  if (!OBJECT_ID.test(head) || !isPlainBranchName(branch)) return null;
+  const head = await readDetachedHead(repoPath);
+  if (head === null || !isPlainBranchName(branch)) return null;
   const tip = await readBranchHead(repoPath, branch).catch(() => null);
   return tip !== null && tip !== head ? head : null;
 }
@@ -114,7 +112,8 @@ export async function releaseLeftHolds(reposDir: string): Promise<string[]> {
   for (const entry of entries) {
     if (!entry.isDirectory()) continue;
     const repoPath = path.join(reposDir, entry.name);
-    if (!(await heldBranchOf(repoPath))) continue;
+    // Only a detached HEAD can be a hold: one file read per project, git only for those.
+    if ((await readDetachedHead(repoPath)) === null) continue;
     const outcome = await releaseCheckout(repoPath);
     if (!outcome.released && outcome.reason === 'local-edits') kept.push(repoPath);
   }

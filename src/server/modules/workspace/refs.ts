@@ -115,6 +115,15 @@ export async function readBranchHead(dir: string, branch: string): Promise<strin
   return (await refFromFiles(path.join(dir, '.git'), `refs/heads/${branch}`)) ?? branchCommit(dir, branch);
 }
 
+/**
+ * The commit a main checkout's HEAD is detached at, read from `.git/HEAD` (no git started); null
+ * when HEAD names a branch or cannot be read.
+ */
+export async function readDetachedHead(checkout: string): Promise<string | null> {
+  const head = (await readText(path.join(checkout, '.git', 'HEAD')))?.trim();
+  return head !== undefined && OBJECT_ID.test(head) ? head : null;
+}
+
 const SYMBOLIC_REF = /^ref: (refs\/\S+)$/;
 
 /** HEAD from git's files: a main checkout's `.git` directory or a linked worktree's `.git` file. */
