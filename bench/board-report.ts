@@ -2,8 +2,9 @@
 
 import { BOARD_AIMS, type BoardConfig, type BoardDbResult } from './board.js';
 import type { Aim } from './lib/common.js';
-import { int, ms, table } from './lib/format.js';
+import { int, table } from './lib/format.js';
 import type { ScenarioResult } from './lib/load.js';
+import { SCENARIO_COLUMNS, scenarioCells } from './lib/scenario-cells.js';
 
 /** The server's CPU time per answered request, in µs: what a change costs, whatever the load average. */
 function cpuPerRequestUs(s: ScenarioResult): string {
@@ -25,19 +26,8 @@ export function printBoard(result: BoardDbResult, config: BoardConfig): void {
   );
   console.log(
     table(
-      ['scenario', 'ok', 'err', 'p50', 'p90', 'p99', 'max', 'req/s', 'srv CPU', 'µs/req'],
-      result.scenarios.map((s) => [
-        `${s.name}  ${s.label}`,
-        int(s.ok),
-        int(s.errors),
-        ms(s.latency.p50),
-        ms(s.latency.p90),
-        ms(s.latency.p99),
-        ms(s.latency.max),
-        int(s.throughput),
-        s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
-        cpuPerRequestUs(s),
-      ]),
+      [...SCENARIO_COLUMNS, 'µs/req'],
+      result.scenarios.map((s) => [...scenarioCells(s), cpuPerRequestUs(s)]),
     ),
   );
   const { fresh, notModified, writes } = result.changing;

@@ -3,6 +3,7 @@
 import type { DiffBenchConfig, DiffDbResult } from './diff.js';
 import type { Aim } from './lib/common.js';
 import { int, ms, table } from './lib/format.js';
+import { SCENARIO_COLUMNS, scenarioCellsWithClients } from './lib/scenario-cells.js';
 
 export const DIFF_AIMS = { summaryP99Ms: 300, fileP99Ms: 50 };
 
@@ -21,20 +22,9 @@ export function printDiff(result: DiffDbResult, config: DiffBenchConfig): void {
   );
   console.log(
     table(
-      ['scenario', 'clients', 'ok', 'err', 'p50', 'p90', 'p99', 'max', 'req/s', 'srv CPU'],
+      ['scenario', 'clients', ...SCENARIO_COLUMNS.slice(1)],
       [
-        ...result.scenarios.map((s) => [
-          `${s.name}  ${s.label}`,
-          String(s.concurrency),
-          int(s.ok),
-          int(s.errors),
-          ms(s.latency.p50),
-          ms(s.latency.p90),
-          ms(s.latency.p99),
-          ms(s.latency.max),
-          int(s.throughput),
-          s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
-        ]),
+        ...result.scenarios.map(scenarioCellsWithClients),
         // One approval per fresh run: a median and a maximum, no percentiles past them.
         ...result.approve.map((a) => [
           `approve (${a.case})  POST …/approve, one fresh run each`,

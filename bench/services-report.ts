@@ -1,5 +1,6 @@
 // The services part's table and lines (bench/services-proxy.ts measures them).
 import { int, ms, table } from './lib/format.js';
+import { SCENARIO_COLUMNS, scenarioCells } from './lib/scenario-cells.js';
 import type { ServicesBenchConfig, ServicesResult, Way } from './services-proxy.js';
 
 const REFERENCE_NOTES: Record<string, string> = {
@@ -17,30 +18,9 @@ export function printServices(result: ServicesResult, config: ServicesBenchConfi
   );
   console.log(
     table(
-      [
-        'scenario',
-        'ok',
-        'err',
-        'p50',
-        'p90',
-        'p99',
-        'max',
-        'req/s',
-        'srv CPU',
-        'CPU µs/req: srv',
-        'svc',
-        'gen',
-      ],
+      [...SCENARIO_COLUMNS, 'CPU µs/req: srv', 'svc', 'gen'],
       result.scenarios.map((s) => [
-        `${s.name}  ${s.label}`,
-        int(s.ok),
-        int(s.errors),
-        ms(s.latency.p50),
-        ms(s.latency.p90),
-        ms(s.latency.p99),
-        ms(s.latency.max),
-        int(s.throughput),
-        s.serverCpuPercent === null ? '–' : `${s.serverCpuPercent}%`,
+        ...scenarioCells(s),
         ...(['server', 'service', 'bench'] as const).map((of) => {
           const us = result.cpuPerRequestUs[s.name as Way]?.[of];
           return us === undefined || Number.isNaN(us) ? '–' : int(us);
