@@ -66,7 +66,16 @@ export interface SpawnOptions {
    * project's record, never from the worktree's `.git` file.
    */
   readOnlyPaths?: readonly string[];
+  /**
+   * Ports the process will listen on (inside the sandbox, on 127.0.0.1 or ::1) that the server must
+   * reach: a service's HTTP port. The sandbox has no network of its own, so each is reached through
+   * `SandboxedProcess.endpoint`.
+   */
+  expose?: readonly number[];
 }
+
+/** How the server reaches a port a sandboxed process listens on. */
+export type Endpoint = { host: string; port: number } | { socketPath: string };
 
 export type OutputStream = 'stdout' | 'stderr';
 
@@ -97,6 +106,12 @@ export interface SandboxedProcess {
   readonly exited: Promise<Exit>;
   /** SIGTERM to the whole group, SIGKILL after the grace; resolves when it has ended. */
   stop(graceMs?: number): Promise<void>;
+  /**
+   * Where to connect for an exposed port (see `SpawnOptions.expose`) on the loopback address the
+   * process listens on inside: a Unix socket bridged into the sandbox, or the host's own loopback
+   * where the sandbox shares the host's network (host mode).
+   */
+  endpoint(port: number, host: '127.0.0.1' | '::1'): Endpoint;
 }
 
 export interface Sandbox {
@@ -204,6 +219,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
       child,
       exited,
       stop: (grace = graceMs) => stopGroup(child, exited, grace, inner),
+      endpoint: (port, host) => ({ host, port }),
     };
     live.add(handle);
     return handle;
