@@ -71,15 +71,19 @@ describe('import from a path on the server', () => {
     const theirs = path.join(t.deps.dataDir, 'repos', alice.projectId);
     const link = path.join(root, `link-${alice.projectId}`);
     await symlink(theirs, link);
-    for (const importPath of [
-      theirs,
-      link,
-      path.join(t.deps.dataDir, 'repos', '..', 'repos', alice.projectId),
-    ]) {
+    // By name: refused as outside the roots.
+    for (const importPath of [theirs, path.join(t.deps.dataDir, 'repos', '..', 'repos', alice.projectId)]) {
       const res = await bob.client.post('/api/projects', { name: 'stolen', importPath });
       expect(res.status, importPath).toBe(400);
       expect(res.body).toMatchObject({ error: 'IMPORT_PATH_NOT_ALLOWED' });
     }
+    // By what it leads to: the answer a missing path gets, which says nothing of the link's target.
+    const res = await bob.client.post('/api/projects', { name: 'stolen', importPath: link });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      error: 'REPO_IMPORT_FAILED',
+      message: `No git repository to import at ${link}`,
+    });
     const list = await bob.client.get<{ projects: Project[] }>('/api/projects');
     expect(list.body.projects).toHaveLength(1);
   });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { AppError } from '@/server/lib/errors.js';
 import { resolveAllowed } from '@/server/lib/guarded-fetch.js';
 import type { NetworkPolicy } from '@/server/lib/network-policy.js';
+import { containedGitDir } from './import-git-dir.js';
 
 /** What decides which sources a user may import from. */
 export interface ImportAccess {
@@ -17,9 +18,11 @@ export interface ImportAccess {
 const pathNotAllowed = (reason: string) => new AppError('IMPORT_PATH_NOT_ALLOWED', reason);
 
 /**
- * The real directory of a local repository the user may import, or an error. A missing path, a
- * file and a directory that is not a repository all get the same 422, so that answers cannot be
- * used to probe the server's filesystem.
+ * The git directory to clone for a local repository the user may import, or an error. A missing
+ * path, a file, a directory that is not a repository and a repository that leads out of the roots
+ * or into the data dir (by a symbolic link, a `.git` file, its common dir or its alternates: see
+ * `containedGitDir`) all get the same 422, so that answers cannot be used to probe the server's
+ * filesystem. Only a path outside the roots by its very name is told so.
  */
 export async function checkImportPath(importPath: string, access: ImportAccess): Promise<string> {
   if (!path.isAbsolute(importPath)) {
@@ -34,25 +37,30 @@ export async function checkImportPath(importPath: string, access: ImportAccess):
   }
   const roots = await Promise.all(access.importRoots.map(realOrSelf));
   const dataDirs = [path.resolve(access.dataDir), await realOrSelf(access.dataDir)];
-  const outside = `${importPath} is not inside a directory the operator allows imports from (AUTOCODER_IMPORT_ROOTS)`;
-  // First by name, so that whether a path outside the roots exists is never told.
+  // First by name, which tells nothing about the disk.
   const lexical = path.resolve(importPath);
-  if (!isUnderAny(lexical, [...access.importRoots.map((r) => path.resolve(r)), ...roots]))
-    throw pathNotAllowed(outside);
-  if (isUnderAny(lexical, dataDirs)) throw pathNotAllowed(outside);
-  const notRepository = new AppError('REPO_IMPORT_FAILED', `No git repository to import at ${importPath}`);
+  if (
+    !isUnderAny(lexical, [...access.importRoots.map((r) => path.resolve(r)), ...roots]) ||
+    isUnderAny(lexical, dataDirs)
+  ) {
+    throw pathNotAllowed(
+      `${importPath} is not inside a directory the operator allows imports from (AUTOCODER_IMPORT_ROOTS)`,
+    );
+  }
+  // Then by what it really is, so that no symbolic link, `.git` file, common dir or alternate
+  // leads out of the roots or into the data dir; a refusal reads like a missing path.
+  const allowed = (real: string) => isUnderAny(real, roots) && !isUnderAny(real, dataDirs);
   const real = await realpath(lexical).catch(() => null);
-  if (!real) throw notRepository;
-  // Then by what it really is, so that a symbolic link cannot lead out of the roots or into the data dir.
-  if (!isUnderAny(real, roots) || isUnderAny(real, dataDirs)) throw pathNotAllowed(outside);
-  const isRepository =
+  const isDirectory =
+    real !== null &&
+    allowed(real) &&
     (await stat(real).then(
       (s) => s.isDirectory(),
       () => false,
-    )) &&
-    ((await exists(path.join(real, '.git'))) || (await exists(path.join(real, 'HEAD'))));
-  if (!isRepository) throw notRepository;
-  return real;
+    ));
+  const gitDir = isDirectory ? await containedGitDir(real, allowed) : null;
+  if (!gitDir) throw new AppError('REPO_IMPORT_FAILED', `No git repository to import at ${importPath}`);
+  return gitDir;
 }
 
 /** True for a git remote URL that is a path on this machine rather than a network address. */
@@ -141,11 +149,4 @@ function isUnderAny(target: string, dirs: readonly string[]): boolean {
 
 async function realOrSelf(dir: string): Promise<string> {
   return realpath(dir).catch(() => path.resolve(dir));
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
 }
