@@ -84,6 +84,20 @@ const envSchema = z.object({
     .enum(['bwrap', 'host', 'off'])
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  /** Memory of one sandbox in MB (its cgroup's; swap does not add to it). Unset: 2048. */
+  AUTOCODER_SANDBOX_MEMORY_MB: z.coerce.number().int().min(64).max(16_777_216).optional(),
+  /** Processes and threads of one sandbox. Unset: 512, or 64 per CPU on machines with more than 8. */
+  AUTOCODER_SANDBOX_PIDS: z.coerce.number().int().min(16).max(4_194_304).optional(),
+  /** CPU time of one sandbox as a number of CPUs (`1.5` allowed). Unset: every CPU of the machine. */
+  AUTOCODER_SANDBOX_CPUS: z.coerce.number().min(0.01).max(65_536).optional(),
+  /**
+   * Sandbox limits: `cgroup` (enforced) or `none`. Unset: cgroup when the host gives cgroups, else none
+   * on a loopback HOST and refused otherwise (modules/sandbox/sandbox-limits.ts).
+   */
+  AUTOCODER_SANDBOX_LIMITS: z
+    .enum(['cgroup', 'none'])
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   /** Searched for bwrap, and the PATH a sandboxed command gets. */
   PATH: z.string().default('/usr/local/bin:/usr/bin:/bin'),
   /** Bearer token of GET /api/metrics; unset, the route does not exist. */
@@ -122,6 +136,10 @@ export type Env = {
   runTimeoutMs: number;
   /** AUTOCODER_SANDBOX as set (undefined: choose from what is installed and HOST). */
   sandboxMode: 'bwrap' | 'host' | 'off' | undefined;
+  /** AUTOCODER_SANDBOX_MEMORY_MB, _PIDS, _CPUS as set (undefined: the defaults of sandboxLimits). */
+  sandboxLimits: { memoryMb: number | undefined; pids: number | undefined; cpus: number | undefined };
+  /** AUTOCODER_SANDBOX_LIMITS as set (undefined: cgroup when available). */
+  sandboxLimitsMode: 'cgroup' | 'none' | undefined;
   /** The server's PATH: where bwrap is looked for, and the PATH of sandboxed commands. */
   path: string;
 };
@@ -161,6 +179,12 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     maxAnswerBytes: env.AUTOCODER_MAX_ANSWER_BYTES,
     runTimeoutMs: env.AUTOCODER_RUN_TIMEOUT_MS,
     sandboxMode: env.AUTOCODER_SANDBOX || undefined,
+    sandboxLimits: {
+      memoryMb: env.AUTOCODER_SANDBOX_MEMORY_MB,
+      pids: env.AUTOCODER_SANDBOX_PIDS,
+      cpus: env.AUTOCODER_SANDBOX_CPUS,
+    },
+    sandboxLimitsMode: env.AUTOCODER_SANDBOX_LIMITS || undefined,
     path: env.PATH,
   };
 }
