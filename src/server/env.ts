@@ -57,6 +57,18 @@ const envSchema = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  /** Largest file (blob) a push may bring, uncompressed, in bytes; a push with a larger one is refused whole. */
+  AUTOCODER_MAX_BLOB_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(50 * 1024 * 1024),
+  /** Largest sum of the uncompressed sizes of one push's objects, in bytes. */
+  AUTOCODER_MAX_PUSH_UNPACKED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024 * 1024),
   /** How long a run may work (from its start or a retry) before it is paused with `run_timeout` (NFR-04-013). */
   AUTOCODER_RUN_TIMEOUT_MS: z.coerce
     .number()
@@ -98,6 +110,21 @@ const envSchema = z.object({
     .enum(['cgroup', 'none'])
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  /** A root server runs sandboxed commands as this unprivileged uid (and AUTOCODER_SANDBOX_GID, default the same). */
+  AUTOCODER_SANDBOX_UID: z.coerce.number().int().min(1).max(2_147_483_646).default(61000),
+  AUTOCODER_SANDBOX_GID: z.coerce.number().int().min(1).max(2_147_483_646).optional(),
+  /** Size of a sandbox's private /tmp (a tmpfs), in MB. */
+  AUTOCODER_SANDBOX_TMP_MB: z.coerce.number().int().min(16).max(1_048_576).default(1024),
+  /** Hosts sandboxed processes may reach through AutoCoder's egress proxies (`,`-separated; unset: no network). */
+  AUTOCODER_SANDBOX_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((host) => host.trim())
+        .filter(Boolean),
+    ),
   /** Searched for bwrap, and the PATH a sandboxed command gets. */
   PATH: z.string().default('/usr/local/bin:/usr/bin:/bin'),
   /** Bearer token of GET /api/metrics; unset, the route does not exist. */
@@ -133,6 +160,8 @@ export type Env = {
   sseMaxStreamsPerUser: number;
   maxServicesPerUser: number;
   maxAnswerBytes: number;
+  /** AUTOCODER_MAX_BLOB_BYTES and AUTOCODER_MAX_PUSH_UNPACKED_BYTES: what one push may bring. */
+  gitPush: { maxBlobBytes: number; maxUnpackedBytes: number };
   runTimeoutMs: number;
   /** AUTOCODER_SANDBOX as set (undefined: choose from what is installed and HOST). */
   sandboxMode: 'bwrap' | 'host' | 'off' | undefined;
@@ -142,6 +171,12 @@ export type Env = {
   sandboxLimitsMode: 'cgroup' | 'none' | undefined;
   /** The server's PATH: where bwrap is looked for, and the PATH of sandboxed commands. */
   path: string;
+  /** The uid and gid a root server runs sandboxed commands as. */
+  sandboxUser: { uid: number; gid: number };
+  /** Size of a sandbox's private /tmp, in bytes. */
+  sandboxTmpBytes: number;
+  /** AUTOCODER_SANDBOX_ALLOWED_HOSTS: what sandboxed processes may reach (empty: nothing). */
+  sandboxAllowedHosts: string[];
 };
 
 /** The only reader of process.env. Throws a readable error listing every bad variable. */
@@ -177,6 +212,10 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     sseMaxStreamsPerUser: env.AUTOCODER_SSE_MAX_STREAMS_PER_USER,
     maxServicesPerUser: env.AUTOCODER_MAX_SERVICES_PER_USER,
     maxAnswerBytes: env.AUTOCODER_MAX_ANSWER_BYTES,
+    gitPush: {
+      maxBlobBytes: env.AUTOCODER_MAX_BLOB_BYTES,
+      maxUnpackedBytes: env.AUTOCODER_MAX_PUSH_UNPACKED_BYTES,
+    },
     runTimeoutMs: env.AUTOCODER_RUN_TIMEOUT_MS,
     sandboxMode: env.AUTOCODER_SANDBOX || undefined,
     sandboxLimits: {
@@ -186,6 +225,12 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     },
     sandboxLimitsMode: env.AUTOCODER_SANDBOX_LIMITS || undefined,
     path: env.PATH,
+    sandboxUser: {
+      uid: env.AUTOCODER_SANDBOX_UID,
+      gid: env.AUTOCODER_SANDBOX_GID ?? env.AUTOCODER_SANDBOX_UID,
+    },
+    sandboxTmpBytes: env.AUTOCODER_SANDBOX_TMP_MB * 1024 * 1024,
+    sandboxAllowedHosts: env.AUTOCODER_SANDBOX_ALLOWED_HOSTS,
   };
 }
 

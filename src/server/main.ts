@@ -19,7 +19,14 @@ async function main() {
   await mkdir(env.dataDir, { recursive: true });
   // Chosen before anything starts: AUTOCODER_SANDBOX=bwrap without bwrap installed stops the server here.
   const sandbox = createSandbox(
-    sandboxConfig({ requested: env.sandboxMode, host: env.host, path: env.path, dataDir: env.dataDir }),
+    sandboxConfig({
+      requested: env.sandboxMode,
+      host: env.host,
+      path: env.path,
+      dataDir: env.dataDir,
+      user: env.sandboxUser,
+      tmpBytes: env.sandboxTmpBytes,
+    }),
   );
   if (sandbox.mode === 'host' && !isLoopbackHost(env.host)) {
     logger.warn('AUTOCODER_SANDBOX=host on a server others can reach: repository code runs as this user');

@@ -30,7 +30,7 @@ export interface SandboxEnvOptions {
 }
 
 /** Set by the sandbox itself: a user's variable of that name would change the sandbox. */
-const SANDBOX_OWN = /^(PATH|HOME|TMPDIR|AUTOCODER_.*)$/i;
+const SANDBOX_OWN = /^(PATH|HOME|TMPDIR|AUTOCODER_.*|GIT_CONFIG_.*)$/i;
 
 /**
  * The whole environment of a sandboxed process. Nothing is inherited from the server: a check
@@ -44,6 +44,11 @@ export function sandboxEnv(options: SandboxEnvOptions): Record<string, string> {
     LANG: 'C.UTF-8',
     TERM: 'dumb',
     CI: '1',
+    // The command may run as the sandbox's own uid in a worktree whose git directory is the
+    // server's: git there would refuse it as "dubious ownership".
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'safe.directory',
+    GIT_CONFIG_VALUE_0: '*',
   };
   for (const [name, value] of Object.entries(options.user ?? {})) {
     if (SANDBOX_OWN.test(name)) throw new Error(`${name} is set by the sandbox and may not be given`);

@@ -7,9 +7,14 @@ export type SandboxMode = 'bwrap' | 'host' | 'off';
 
 /** The first executable `bwrap` on `searchPath` (":"-separated), or null. */
 export function findBwrap(searchPath: string): string | null {
+  return findProgram('bwrap', searchPath);
+}
+
+/** The first executable `name` on `searchPath` (":"-separated), or null. */
+export function findProgram(name: string, searchPath: string): string | null {
   for (const dir of searchPath.split(':')) {
     if (!dir || !path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, 'bwrap');
+    const candidate = path.join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
@@ -56,15 +61,28 @@ export interface SandboxSettings {
   dataDir: string;
   /** Other directories holding AutoCoder's secrets or data (a database directory outside the data dir). */
   alsoHidden?: readonly string[];
+  /** The uid and gid sandboxed commands run as when the server is root (AUTOCODER_SANDBOX_UID/GID). */
+  user?: { uid: number; gid: number };
+  /** Size of a sandbox's private /tmp, in bytes (AUTOCODER_SANDBOX_TMP_MB). */
+  tmpBytes?: number;
+  /** The server's own uid (`process.getuid()`); tests pass another. */
+  serverUid?: number;
 }
+
+/** The uid a root server's sandboxed commands run as, unless the operator names another. */
+export const DEFAULT_SANDBOX_USER = { uid: 61000, gid: 61000 };
 
 /** The sandbox's configuration from the server's settings; throws when bwrap is chosen but missing. */
 export function sandboxConfig(settings: SandboxSettings) {
   const bwrapPath = findBwrap(settings.path);
+  const mode = resolveSandboxMode({ requested: settings.requested, host: settings.host, bwrapPath });
   return {
-    mode: resolveSandboxMode({ requested: settings.requested, host: settings.host, bwrapPath }),
+    mode,
     bwrapPath,
     path: settings.path,
     hidden: [settings.dataDir, ...(settings.alsoHidden ?? [])],
+    user: settings.user,
+    serverUid: settings.serverUid,
+    tmpBytes: settings.tmpBytes,
   };
 }

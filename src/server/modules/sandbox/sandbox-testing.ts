@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -31,6 +31,9 @@ export interface SandboxFixture {
 export async function sandboxFixture(): Promise<SandboxFixture> {
   const base = (await stat('/var/tmp').catch(() => null))?.isDirectory() ? '/var/tmp' : homedir();
   const root = await realpath(await mkdtemp(path.join(base, 'autocoder-sandbox-test-')));
+  // Open to others, as a data dir usually is: only the sandbox's hiding keeps its files out of
+  // sight, so a test that reads them can fail (a sandbox of a root server runs as another uid).
+  await chmod(root, 0o755);
   const dataDir = path.join(root, 'data');
   const otherRepo = path.join(dataDir, 'repos', 'other-project');
   const pglite = path.join(dataDir, 'pglite');

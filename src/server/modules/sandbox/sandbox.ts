@@ -1,14 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import { chown, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { AppError } from '@/server/lib/errors.js';
-import { bwrapArgs } from './bwrap-args.js';
+import { type ExposedPort, withBridges } from './bridges.js';
+import { BWRAP_SECCOMP_FD, type BwrapLayout, bwrapArgs } from './bwrap-args.js';
+import { handOver } from './hand-over.js';
 import { OutputTail } from './output-tail.js';
 import { type Exit, sandboxInitPid, stopGroup, watchGroup } from './process-group.js';
 import { sandboxEnv } from './sandbox-env.js';
-import type { SandboxMode } from './sandbox-mode.js';
+import { DEFAULT_SANDBOX_USER, findProgram, type SandboxMode } from './sandbox-mode.js';
+import { seccompProgram } from './seccomp.js';
 
 /** Longest piece of output handed to `onOutput` at once, in characters. */
 export const MAX_OUTPUT_CHUNK = 16_384;
@@ -49,7 +53,20 @@ export interface SandboxConfig {
   home?: string;
   /** SIGTERM to SIGKILL, when a process is stopped. */
   killGraceMs?: number;
+  /**
+   * When the server runs as root (bwrap mode), sandboxed commands run as this uid and gid instead
+   * (DEFAULT_SANDBOX_USER unless given), and the files of the tree they work in are handed to it
+   * first. A server that is not root: the command keeps the server's uid inside a user namespace
+   * of its own, with no capability.
+   */
+  user?: { uid: number; gid: number } | undefined;
+  /** The server's uid (`process.getuid()` unless given: tests). */
+  serverUid?: number | undefined;
+  /** Size of a sandbox's private /tmp in bwrap mode, in bytes (default 1 GiB). */
+  tmpBytes?: number | undefined;
 }
+
+const DEFAULT_TMP_BYTES = 1024 * 1024 * 1024;
 
 export interface SpawnOptions {
   /** The program and its arguments; no shell unless the caller asks for one (`['sh', '-c', …]`). */
@@ -124,6 +141,21 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+/**
+ * The outermost directory on the way to `dir` (itself included) that others may not enter, or `dir`.
+ * The sandbox's own uid could not pass it anyway, so hiding it instead of `dir` hides nothing more
+ * it could read, and lets bwrap lay the worktree's path out in the tmpfs (data in `/root/…`).
+ */
+async function outermostClosed(dir: string): Promise<string> {
+  const parts = path.resolve(dir).split(path.sep).filter(Boolean);
+  for (let depth = 1; depth <= parts.length; depth++) {
+    const ancestor = path.sep + parts.slice(0, depth).join(path.sep);
+    const info = await stat(ancestor).catch(() => null);
+    if (info && (info.mode & 0o001) === 0) return ancestor;
+  }
+  return dir;
+}
+
 /** Paths among `candidates` that exist, split into directories and other files. */
 async function existing(candidates: readonly string[]): Promise<{ dirs: string[]; files: string[] }> {
   const dirs: string[] = [];
@@ -147,6 +179,15 @@ export function createSandbox(config: SandboxConfig): Sandbox {
   const live = new Set<SandboxedProcess>();
   const graceMs = config.killGraceMs ?? DEFAULT_GRACE_MS;
   const home = config.home ?? homedir();
+  const root = (config.serverUid ?? process.getuid?.() ?? -1) === 0;
+  const dropTo = config.mode === 'bwrap' && root ? (config.user ?? DEFAULT_SANDBOX_USER) : undefined;
+  const setprivPath = findProgram('setpriv', config.path);
+  const socatPath = findProgram('socat', config.path);
+  if (dropTo && !setprivPath) {
+    throw new Error(
+      'the server runs as root and setpriv (util-linux) was not found on PATH: it switches sandboxed commands to an unprivileged uid',
+    );
+  }
 
   async function spawnSandboxed(options: SpawnOptions): Promise<SandboxedProcess> {
     if (config.mode === 'off') {
@@ -162,6 +203,8 @@ export function createSandbox(config: SandboxConfig): Sandbox {
     let child: ChildProcess;
     /** bwrap's report of its init's pid; none in host mode. */
     let inner: Promise<number | null> | undefined;
+    /** Exposed port → the Unix socket of its bridge, per loopback address (bwrap mode). */
+    const bridged = new Map<string, string>();
     try {
       if (config.mode === 'bwrap') {
         if (!config.bwrapPath) throw new Error('bwrap mode without a bwrap program');
@@ -177,20 +220,45 @@ export function createSandbox(config: SandboxConfig): Sandbox {
           user: options.userEnv,
         });
         const gitLink = await existing([path.join(worktree, '.git')]);
-        const layout = {
+        const exposed: ExposedPort[] = [];
+        for (const port of options.expose ?? []) {
+          if (!socatPath)
+            throw new Error('exposing a port from the sandbox needs socat (Debian: apt-get install socat)');
+          for (const host of ['127.0.0.1', '::1'] as const) {
+            const socket = path.join(privateTmp, `p${port}-${host === '::1' ? 6 : 4}.sock`);
+            exposed.push({ socket, host, port });
+            bridged.set(`${host} ${port}`, socket);
+          }
+        }
+        if (dropTo) {
+          await handOver(worktree, dropTo);
+          await chown(privateTmp, dropTo.uid, dropTo.gid);
+        }
+        const seccomp = seccompProgram();
+        const layout: BwrapLayout = {
           worktree,
-          privateTmp,
-          hiddenDirs: secrets.dirs,
+          tmpBytes: config.tmpBytes ?? DEFAULT_TMP_BYTES,
+          hiddenDirs: dropTo ? await Promise.all(secrets.dirs.map(outermostClosed)) : secrets.dirs,
           hiddenFiles: secrets.files,
           readOnly: options.readOnlyPaths ?? [],
           readOnlyInWorktree: [...gitLink.files, ...gitLink.dirs],
+          runDir: exposed.length > 0 ? privateTmp : undefined,
+          dropTo,
+          setpriv: setprivPath ?? undefined,
+          seccompFd: seccomp ? BWRAP_SECCOMP_FD : undefined,
         };
-        child = spawn(config.bwrapPath, bwrapArgs(layout, [program, ...args]), {
+        const argv = withBridges({ socat: socatPath ?? 'socat', listeners: [], exposed }, [program, ...args]);
+        child = spawn(config.bwrapPath, bwrapArgs(layout, argv), {
           cwd: worktree,
           env,
           detached: true,
-          stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+          stdio: ['ignore', 'pipe', 'pipe', 'pipe', seccomp ? 'pipe' : 'ignore'],
         });
+        const filter = child.stdio[BWRAP_SECCOMP_FD];
+        if (seccomp && filter instanceof Writable) {
+          filter.on('error', () => {}); // bwrap that failed to start closes it unread
+          filter.end(seccomp);
+        }
         inner = sandboxInitPid(child);
       } else {
         const env = sandboxEnv({
@@ -219,7 +287,12 @@ export function createSandbox(config: SandboxConfig): Sandbox {
       child,
       exited,
       stop: (grace = graceMs) => stopGroup(child, exited, grace, inner),
-      endpoint: (port, host) => ({ host, port }),
+      endpoint(port, host) {
+        if (config.mode !== 'bwrap') return { host, port };
+        const socketPath = bridged.get(`${host} ${port}`);
+        if (!socketPath) throw new Error(`port ${port} was not exposed when the process started`);
+        return { socketPath };
+      },
     };
     live.add(handle);
     return handle;
