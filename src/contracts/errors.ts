@@ -38,6 +38,11 @@ export const ERROR_CODES = {
   RUN_BRANCH_GONE: 409,
   /** Retry of a run paused by its task's token budget, while the budget still does not cover its next call. */
   BUDGET_EXCEEDED: 409,
+  /**
+   * A worktree holds a nested git repository (a `.git` below its top level, left by a check or a
+   * service): AutoCoder neither commits it nor runs git on it.
+   */
+  NESTED_REPOSITORY: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   MISDIRECTED_REQUEST: 421,

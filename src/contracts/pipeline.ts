@@ -95,6 +95,8 @@ export const ERROR_TYPES = [
   'lock_conflict',
   /** The next provider call could pass the task's token budget (the project's `taskTokenBudget`), so it was not made. */
   'budget_exceeded',
+  /** A check (or service) left a nested git repository in the worktree: the run stops, nothing of it committed. */
+  'nested_repository',
 ] as const;
 export type PipelineErrorType = (typeof ERROR_TYPES)[number];
 
@@ -334,6 +336,11 @@ export interface CheckResultData {
   durationMs: number;
   /** The last 4 KB of its output, stdout and stderr as they arrived. */
   tail: string;
+  /**
+   * Set when the check left a nested git repository in the worktree (or one could not be ruled
+   * out): the sentence that says where. Such a check fails, and its run stops with `nested_repository`.
+   */
+  nestedRepository?: string;
   timestamp: number;
 }
 export interface RunUpdateData {

@@ -51,13 +51,28 @@ afterAll(async () => {
 const target = (name: string) => path.join(scratch, name);
 
 describe('git with a user-supplied URL', () => {
-  it("(the operator's git does send its stored credentials and headers: what untrusted must prevent)", async () => {
+  it("(a plain git with the operator's HOME does send its stored credentials and headers: what the server's must not)", async () => {
+    locked.requests.length = 0;
+    await expect(
+      run('git', ['clone', '--quiet', `${locked.url}/repo.git`, target('plain')], {
+        env: { PATH: process.env.PATH, HOME: operatorHome, GIT_TERMINAL_PROMPT: '0' },
+      }),
+    ).rejects.toThrow();
+    expect(locked.requests.some((r) => r.headers.authorization?.startsWith('Basic b3BlcmF0b3I6'))).toBe(true);
+    expect(locked.requests.some((r) => r.headers['x-operator-token'])).toBe(true);
+  });
+
+  it("a trusted git reads no global config either: neither the operator's credentials nor headers", async () => {
     locked.requests.length = 0;
     await expect(
       git(['clone', '--quiet', `${locked.url}/repo.git`, target('trusted')], { home: operatorHome }),
     ).rejects.toThrow(GitError);
-    expect(locked.requests.some((r) => r.headers.authorization)).toBe(true);
-    expect(locked.requests.some((r) => r.headers['x-operator-token'])).toBe(true);
+    expect(locked.requests.length).toBeGreaterThan(0);
+    for (const request of locked.requests) {
+      // 'b3BlcmF0b3I6' is base64 of "operator:", the stored user.
+      expect(request.headers.authorization ?? '').not.toContain('b3BlcmF0b3I6');
+      expect(request.headers['x-operator-token']).toBeUndefined();
+    }
   });
 
   it("sends none of the operator's credentials or extra headers, and fails with a clear error", async () => {

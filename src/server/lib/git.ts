@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inheritedPaths } from '@/server/env.js';
+import { HARDENED_GIT_ENV, hardenedGitArgs } from './git-hardening.js';
 import { CommandError, runCommand } from './spawner.js';
 
 export class GitError extends Error {
@@ -100,8 +101,10 @@ export function trustedGitEnv(home?: string): NodeJS.ProcessEnv {
 }
 
 /**
- * Runs git without a shell. Prompts are disabled (a clone that needs credentials fails
- * instead of hanging) and the `ext::` transport is refused. See `untrusted` for user URLs.
+ * Runs git without a shell, with the hardened configuration of `git-hardening.ts` (no program a
+ * tree or a config file names: fsmonitor, hooks, pagers, helpers…; no system or global config).
+ * Prompts are disabled (a clone that needs credentials fails instead of hanging) and the `ext::`
+ * transport is refused. See `untrusted` for user URLs.
  */
 export async function git(args: string[], options: GitOptions = {}): Promise<GitResult> {
   if (!options.untrusted) return runGit(args, options);
@@ -119,9 +122,13 @@ function runGit(args: string[], options: GitOptions, untrustedHome?: string): Pr
   const settings = config.flatMap((pair) => ['-c', pair]);
   return runCommand({
     command: 'git',
-    args: [...IDENTITY, '-c', 'protocol.ext.allow=never', ...settings, ...args],
+    // The hardened settings come last: a later `-c` wins, so no caller's setting undoes one.
+    args: [...IDENTITY, ...settings, ...hardenedGitArgs(), ...args],
     cwd,
-    env: untrustedHome ? untrustedEnv(untrustedHome) : trustedGitEnv(options.home),
+    env: {
+      ...(untrustedHome ? untrustedEnv(untrustedHome) : trustedGitEnv(options.home)),
+      ...HARDENED_GIT_ENV,
+    },
     timeoutMs,
     maxOutputBytes,
     signal,

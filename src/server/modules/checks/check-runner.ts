@@ -1,5 +1,6 @@
 import type { CheckLogData, CheckResultData } from '@/contracts/pipeline.js';
 import type { OutputStream, Sandbox } from '@/server/modules/sandbox/sandbox.js';
+import { findNestedGit, nestedGitProblem } from '@/server/modules/workspace/nested-git.js';
 
 /** A check-log event carries at most this many characters. */
 export const CHECK_LOG_CHUNK = 16_384;
@@ -40,6 +41,10 @@ export interface RunCheckOptions {
  * Runs the repository's own check in the run's worktree, through the sandbox, streaming its output
  * as check-log events and ending with check-result. A check that cannot run (sandbox off) throws
  * before any event.
+ *
+ * A check that leaves a nested git repository in the worktree fails, whatever its exit code: the
+ * result says where (`nestedRepository`, also the end of its log and tail), and the server runs no
+ * git on that tree (see workspace/nested-git.ts).
  */
 export async function runCheck(options: RunCheckOptions): Promise<CheckResultData> {
   const { runId, emit, now } = options;
@@ -91,13 +96,20 @@ export async function runCheck(options: RunCheckOptions): Promise<CheckResultDat
       onOutput,
     });
     flush();
+    const nested = nestedGitProblem(await findNestedGit(options.worktree), 'the check left');
+    if (nested)
+      emit({
+        type: 'check-log',
+        data: { runId, stream: 'stderr', chunk: `\n${nested}\n`, timestamp: now() },
+      });
     const data: CheckResultData = {
       runId,
       exitCode: result.exitCode,
-      passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
+      passed: result.exitCode === 0 && !result.timedOut && !result.aborted && !nested,
       timedOut: result.timedOut,
       durationMs: result.durationMs,
-      tail: result.tail,
+      tail: nested ? `${result.tail}\n${nested}\n` : result.tail,
+      ...(nested ? { nestedRepository: nested } : {}),
       timestamp: now(),
     };
     emit({ type: 'check-result', data });

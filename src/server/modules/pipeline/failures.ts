@@ -132,6 +132,19 @@ export function describeFailure(
       logAsBug: false,
     };
   }
+  if (error instanceof AppError && error.code === 'NESTED_REPOSITORY') {
+    // Not a failing test for the coder to fix, nor a hiccup a retry gets past: the check (or a
+    // service) tampers with the worktree, and the run ends with nothing of it committed.
+    return {
+      details: {
+        ...base,
+        type: 'nested_repository',
+        message: `${error.message}. Change the project's check so that it leaves no git repository in the worktree, then start the task again.`,
+        retryable: false,
+      },
+      logAsBug: false,
+    };
+  }
   if (error instanceof GitError) {
     return { details: { ...base, type: 'unknown', message: error.message, retryable: true }, logAsBug: true };
   }

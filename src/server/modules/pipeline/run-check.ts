@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ReviewFinding, ReviewResult } from '@/contracts/pipeline.js';
 import { CHECK_FINDING_FILE, type CheckOutcome } from '@/contracts/run-lifecycle.js';
+import { AppError } from '@/server/lib/errors.js';
 import { runCheck } from '../checks/check-runner.js';
 import type { DriverEnv, RunContext } from './run-context.js';
 
@@ -12,6 +13,10 @@ const COMMAND_SHOWN = 200;
  * step, its output going to the task's stream as `check-log` events and one `check-result`.
  * Undefined when the project has no check. A check stopped by the run's abort (cancel, the run's
  * time limit) tells nothing more: the run ends or pauses on its next step.
+ *
+ * A check that left a nested git repository in the worktree ends the run (NESTED_REPOSITORY,
+ * `nested_repository`) once its result is sent: that is no failing test for the coder to fix, and
+ * the server commits nothing more in that tree.
  */
 export async function verifyStep(env: DriverEnv, ctx: RunContext): Promise<CheckOutcome | undefined> {
   if (!ctx.check) return undefined;
@@ -36,9 +41,14 @@ export async function verifyStep(env: DriverEnv, ctx: RunContext): Promise<Check
     },
   });
   await Promise.all(appended);
+  if (result.nestedRepository) {
+    throw new AppError('NESTED_REPOSITORY', capitalised(result.nestedRepository));
+  }
   const { runId: _runId, timestamp: _timestamp, ...outcome } = result;
   return outcome;
 }
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** How a failed check is told in one line (exit code or timeout, and the command). */
 export function checkFailureSummary(outcome: CheckOutcome, command: string | undefined): string {

@@ -1,6 +1,8 @@
 import { git, gitText } from '@/server/lib/git.js';
+import { NO_DIFF_DRIVERS } from '@/server/lib/git-hardening.js';
 import { readFilesForContext } from './context.js';
 import { conflictingFiles } from './merge.js';
+import { refuseNestedGit } from './nested-git.js';
 import { branchCommit, isAncestor } from './refs.js';
 
 /** The run's own checkout runs none of the repository's hooks. */
@@ -11,6 +13,9 @@ const NO_HOOKS = ['core.hooksPath=/dev/null'];
  * committing (`git merge --no-ff --no-commit`), so the merge is completed by the next commit in
  * the worktree. Conflicting files are left with git's markers, for the coder to resolve.
  * Returns the default branch's commit that was merged in and the conflicting files.
+ *
+ * `git merge` looks inside populated gitlinks (a `git status` there, with the nested repository's
+ * own config), so a worktree holding a nested repository is refused first (NESTED_REPOSITORY).
  */
 export async function mergeDefaultIntoWorktree(opts: {
   repoPath: string;
@@ -19,13 +24,16 @@ export async function mergeDefaultIntoWorktree(opts: {
 }): Promise<{ merged: string | null; conflicts: string[] }> {
   const merged = await branchCommit(opts.repoPath, opts.defaultBranch);
   if (!merged) return { merged: null, conflicts: [] };
+  await refuseNestedGit(opts.worktreePath);
   const { exitCode } = await git(['merge', '--quiet', '--no-ff', '--no-commit', '--no-edit', merged], {
     cwd: opts.worktreePath,
     config: NO_HOOKS,
     answerCodes: [1], // 1: conflicts, left in the files
   });
   if (exitCode === 0) return { merged, conflicts: [] };
-  const out = await gitText(['diff', '--name-only', '--diff-filter=U', '-z'], { cwd: opts.worktreePath });
+  const out = await gitText(['diff', ...NO_DIFF_DRIVERS, '--name-only', '--diff-filter=U', '-z'], {
+    cwd: opts.worktreePath,
+  });
   return { merged, conflicts: out.split('\0').filter(Boolean) };
 }
 

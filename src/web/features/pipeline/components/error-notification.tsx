@@ -31,6 +31,7 @@ const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
   run_timeout: 'the run took longer than its time limit',
   lock_conflict: 'another agent is writing a file this run changes',
   budget_exceeded: 'the next call could pass the task’s token budget',
+  nested_repository: 'the check left a git repository in the worktree',
 };
 
 /** Errors this recent when they reach the page are news; older ones come from a replay. */
