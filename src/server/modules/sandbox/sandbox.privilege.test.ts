@@ -1,0 +1,123 @@
+import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { arch } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox } from './sandbox.js';
+import { DEFAULT_SANDBOX_USER, findBwrap, findProgram } from './sandbox-mode.js';
+import { probeFacts, probeScript } from './sandbox-probe.js';
+import { type SandboxFixture, sandboxFixture } from './sandbox-testing.js';
+
+const PATH = process.env.PATH ?? '/usr/bin:/bin';
+const bwrapPath = findBwrap(PATH);
+const run = promisify(execFile);
+const root = process.getuid?.() === 0;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, '../../../..');
+
+/** What every sandbox must show, whoever started the server. */
+function expectContained(facts: Record<string, string>) {
+  expect(facts.CapEff).toBe('0000000000000000');
+  expect(facts.CapBnd).toBe('0000000000000000');
+  expect(facts.Seccomp).toBe('2');
+  expect(facts.unshare).toBe('denied');
+  expect(facts.mount).toBe('denied');
+  expect(facts.raw).toBe('denied');
+  if (arch() === 'x64') {
+    for (const call of ['ptrace', 'keyctl', 'setns', 'clone3', 'io_uring_setup']) {
+      expect(facts[call], call).toBe('denied');
+    }
+  }
+  // No network of its own: the host's loopback is out of reach, and no host listener is listed.
+  expect(facts.net).toBe('ECONNREFUSED');
+  expect(facts.listeners).toBe('0');
+}
+
+describe.skipIf(!bwrapPath)('the sandbox holds no privilege and no network', () => {
+  let fx: SandboxFixture;
+  let sandbox: Sandbox;
+  let listener: Server;
+  let hostPort: number;
+
+  beforeAll(async () => {
+    fx = await sandboxFixture();
+    sandbox = createSandbox({ mode: 'bwrap', bwrapPath, path: PATH, hidden: [fx.dataDir] });
+    listener = createServer((socket) => {
+      socket.on('error', () => {}); // the probe hangs up at once
+      socket.end('host service\n');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const address = listener.address();
+    hostPort = typeof address === 'object' && address ? address.port : 0;
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    await new Promise((resolve) => listener?.close(resolve));
+    await rm(fx.root, { recursive: true, force: true });
+  });
+
+  it('a host process can reach the listener the probe tries (the network check can fail)', async () => {
+    const local = createSandbox({ mode: 'host', bwrapPath: null, path: PATH, hidden: [] });
+    const result = await local.run({
+      command: ['sh', '-c', probeScript({ hostPort, mountSource: fx.root })],
+      cwd: fx.worktree,
+      timeoutMs: 60_000,
+    });
+    expect(probeFacts(result.tail).net).toBe('reached');
+  });
+
+  it(`runs with no capability, under seccomp, unable to mount, unshare or reach the host${root ? ', as its own uid' : ''}`, async () => {
+    const result = await sandbox.run({
+      command: ['sh', '-c', probeScript({ hostPort, mountSource: fx.root })],
+      cwd: fx.worktree,
+      timeoutMs: 60_000,
+    });
+    const facts = probeFacts(result.tail);
+    expectContained(facts);
+    if (root) {
+      // A root server's sandbox runs as an unprivileged uid of its own, not as root.
+      expect(facts.uid).toBe(String(DEFAULT_SANDBOX_USER.uid));
+      expect(facts.gid).toBe(String(DEFAULT_SANDBOX_USER.gid));
+    } else {
+      expect(facts.uid).toBe(String(process.getuid?.()));
+    }
+  });
+
+  it.skipIf(!root || !findProgram('setpriv', PATH))(
+    'holds the same for a server started as a normal user',
+    async () => {
+      const { stdout } = await run(
+        'setpriv',
+        [
+          '--reuid=65534',
+          '--regid=65534',
+          '--clear-groups',
+          '--',
+          process.execPath,
+          '--import',
+          'tsx',
+          path.join(here, 'sandbox-probe.main.ts'),
+          String(hostPort),
+        ],
+        { cwd: repoRoot, env: { PATH, HOME: '/tmp', TMPDIR: '/tmp' }, timeout: 120_000 },
+      );
+      const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { tail: string };
+      const facts = probeFacts(result.tail);
+      expectContained(facts);
+      expect(facts.uid).toBe('65534');
+    },
+    120_000,
+  );
+
+  it('cannot write into the worktree of a root server unless handed over, and is handed it', async () => {
+    const result = await sandbox.run({
+      command: ['sh', '-c', 'echo made > made.txt && echo wrote'],
+      cwd: fx.worktree,
+      timeoutMs: 20_000,
+    });
+    expect(result.tail).toContain('wrote');
+  });
+});
