@@ -1,5 +1,5 @@
 // Builds the web app (Vite → dist/web) and bundles the server (esbuild → dist/server/main.js and its chunks).
-import { copyFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,6 +36,13 @@ export async function build({ quiet = false } = {}) {
   await copyFile(
     path.join(root, 'src/server/lib/spawner-process.mjs'),
     path.join(root, 'dist/server/spawner-process.mjs'),
+  );
+  // So does the pre-receive hook of pushes, alone in its directory (core.hooksPath; see
+  // src/server/modules/git-http/push-policy.ts). copyFile keeps its executable mode.
+  await mkdir(path.join(root, 'dist/server/git-hooks'));
+  await copyFile(
+    path.join(root, 'src/server/modules/git-http/hooks/pre-receive'),
+    path.join(root, 'dist/server/git-hooks/pre-receive'),
   );
   // And the JS/TS import parser of the graph (see src/server/modules/graph/js-imports.ts).
   await copyFile(

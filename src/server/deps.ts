@@ -8,6 +8,7 @@ import type { Agent } from './modules/coordination/tokens.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
 import type { SseHub } from './modules/events/sse-hub.js';
+import type { PushLimits } from './modules/git-http/push-policy.js';
 import type { GraphService } from './modules/graph/graph-service.js';
 import type { Orchestrator } from './modules/pipeline/orchestrator.js';
 import type { PreviewAccess } from './modules/services/preview-access.js';
@@ -54,6 +55,8 @@ export interface AppDeps {
   previews: PreviewAccess;
   /** The HTTP and WebSocket proxy to services. */
   serviceProxy: ServiceProxy;
+  /** What one push over git smart HTTP may bring (AUTOCODER_MAX_BLOB_BYTES, AUTOCODER_MAX_PUSH_UNPACKED_BYTES). */
+  gitPush: PushLimits;
 }
 
 export type { SessionUser };

@@ -19,6 +19,7 @@ import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
 import { SseHub } from './modules/events/sse-hub.js';
+import { DEFAULT_PUSH_LIMITS, type PushLimits } from './modules/git-http/push-policy.js';
 import { GraphService } from './modules/graph/graph-service.js';
 import { announceMovedHeads } from './modules/graph/head-moved.js';
 import { createProvider } from './modules/llm/providers.js';
@@ -63,6 +64,8 @@ export interface RuntimeOptions {
   maxAnswerBytes?: number;
   /** How long a run may work before it is paused (AUTOCODER_RUN_TIMEOUT_MS). */
   runTimeoutMs?: number;
+  /** What one push may bring (AUTOCODER_MAX_BLOB_BYTES, AUTOCODER_MAX_PUSH_UNPACKED_BYTES). */
+  gitPush?: Partial<PushLimits>;
   sse?: Partial<SseSettings>;
   eventLog?: EventLogOptions;
   bus?: EventBus;
@@ -179,6 +182,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     services,
     previews,
     serviceProxy,
+    gitPush: { ...DEFAULT_PUSH_LIMITS, ...options.gitPush },
   };
   return {
     deps,

@@ -56,6 +56,7 @@ export async function startServer({ env, logger, sandbox, database }: ServeOptio
     sse: { maxStreamsPerUser: env.sseMaxStreamsPerUser },
     maxAnswerBytes: env.maxAnswerBytes,
     runTimeoutMs: env.runTimeoutMs,
+    gitPush: env.gitPush,
     // In Redis, every process of the server sees the same file locks.
     ...(env.redisUrl ? { lockStore: createRedisLockStore(env.redisUrl) } : {}),
     lockTtlMs: env.lockTtlSeconds * 1000,

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { inheritedPaths } from '@/server/env.js';
+import { HARDENED_GIT_ENV, hardenedGitArgs } from '@/server/lib/git-hardening.js';
 
 /** The largest request body (a push's pack) accepted, in bytes. */
 export const MAX_PUSH_BYTES = 100 * 1024 * 1024;
@@ -26,25 +27,30 @@ export interface GitBackendRequest {
   timeoutMs?: number;
   /** Called once git has exited, whatever the outcome (a push's refs are then final). */
   onExit?: () => void;
+  /** Settings of this request (`name=value`), after the hardened ones and the backend's own: they win. */
+  config?: readonly string[];
+  /** Variables for git and what it runs (a push's hook), on top of the backend's own. */
+  env?: Readonly<Record<string, string>>;
+  /** Rewrites the answer's body, after the CGI headers (a push's report). */
+  mapBody?: (chunks: AsyncIterable<Buffer>) => AsyncIterable<Buffer>;
 }
 
 /**
- * Settings for this request only (GIT_CONFIG_*), so every repository gets them, old and new:
+ * git's command line for one request. Settings given with `-c` outrank every config file (the
+ * repository's included) and reach the git processes http-backend starts; a later one wins:
+ * - the hardened configuration (lib/git-hardening.ts: no hooks, no fsmonitor, no helpers…);
  * - a push to the checked-out branch updates the working tree (refused when it has local changes);
- * - pushed objects are checked, and a pack past the cap is refused by git with a clear message.
+ * - pushed objects are checked, and a pack past the cap is refused by git with a clear message;
+ * - then the request's own (a push: our pre-receive hook, see push-policy.ts).
  */
-function requestConfig(maxBodyBytes: number): Record<string, string> {
-  const pairs = [
-    ['receive.denyCurrentBranch', 'updateInstead'],
-    ['receive.fsckObjects', 'true'],
-    ['receive.maxInputSize', String(maxBodyBytes)],
+function backendArgs(maxBodyBytes: number, extra: readonly string[]): string[] {
+  const settings = [
+    'receive.denyCurrentBranch=updateInstead',
+    'receive.fsckObjects=true',
+    `receive.maxInputSize=${maxBodyBytes}`,
+    ...extra,
   ];
-  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
-  pairs.forEach(([key, value], index) => {
-    env[`GIT_CONFIG_KEY_${index}`] = key as string;
-    env[`GIT_CONFIG_VALUE_${index}`] = value as string;
-  });
-  return env;
+  return [...hardenedGitArgs(), ...settings.flatMap((pair) => ['-c', pair]), 'http-backend'];
 }
 
 /** Counts the bytes going through; past `max`, fails the stream. */
@@ -94,11 +100,10 @@ export async function runGitBackend(request: GitBackendRequest): Promise<Respons
   }
   const root = path.dirname(request.repoPath);
   const env: Record<string, string> = {
+    ...request.env,
     PATH: inheritedPaths().path,
     HOME: root,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
+    ...HARDENED_GIT_ENV,
     GIT_PROJECT_ROOT: root,
     GIT_HTTP_EXPORT_ALL: '1',
     PATH_INFO: `/${path.basename(request.repoPath)}${request.subPath}`,
@@ -107,7 +112,6 @@ export async function runGitBackend(request: GitBackendRequest): Promise<Respons
     CONTENT_TYPE: request.headers.get('content-type') ?? '',
     REMOTE_USER: request.remoteUser,
     REMOTE_ADDR: '127.0.0.1',
-    ...requestConfig(maxBodyBytes),
   };
   const protocol = request.headers.get('git-protocol');
   if (protocol) env.GIT_PROTOCOL = protocol;
@@ -115,7 +119,10 @@ export async function runGitBackend(request: GitBackendRequest): Promise<Respons
   if (encoding) env.HTTP_CONTENT_ENCODING = encoding;
   if (request.headers.get('content-length')) env.CONTENT_LENGTH = String(declared);
 
-  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('git', backendArgs(maxBodyBytes, request.config ?? []), {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let tooLarge = false;
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -161,21 +168,24 @@ export async function runGitBackend(request: GitBackendRequest): Promise<Respons
   }
   const { status, headers } = parseCgiHeaders(head.subarray(0, end).toString('latin1'));
   const rest = head.subarray(end + 4);
+  async function* answer(): AsyncGenerator<Buffer> {
+    if (rest.length > 0) yield rest;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  }
+  const output = (request.mapBody ? request.mapBody(answer()) : answer())[Symbol.asyncIterator]();
   const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (rest.length > 0) controller.enqueue(new Uint8Array(rest));
-    },
     async pull(controller) {
       try {
-        const next = await chunks.next();
+        const next = await output.next();
         if (next.done) controller.close();
-        else controller.enqueue(new Uint8Array(next.value));
+        else if (next.value.length > 0) controller.enqueue(new Uint8Array(next.value));
       } catch (error) {
         controller.error(error);
       }
     },
     cancel() {
       kill();
+      void output.return?.(undefined);
     },
   });
   return new Response(request.method === 'HEAD' ? null : body, { status, headers });

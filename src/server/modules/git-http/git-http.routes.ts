@@ -3,6 +3,7 @@ import type { AppDeps, AppEnv } from '@/server/deps.js';
 import { watchHeads } from '../graph/head-moved.js';
 import { gitAccess } from './git-access.js';
 import { runGitBackend } from './git-backend.js';
+import { pushOptions } from './push-policy.js';
 
 /** `/git/<projectId>.git/<smart-HTTP path>`: the only paths served (no dumb protocol, nothing else). */
 const GIT_PATH =
@@ -20,6 +21,8 @@ const notFound = () => new Response('Repository not found\n', { status: 404 });
  * The shared remote: every project's repository over git smart HTTP, by `git http-backend`.
  * An agent token is the password (401 otherwise); another user's project, or none, is 404.
  * Clone, fetch and push; a push to the checked-out branch updates AutoCoder's working tree.
+ * A push goes through our pre-receive hook (push-policy.ts): objects past the caps, and a force-push
+ * or deletion of a protected branch, are refused before anything is stored.
  */
 export function gitHttpRoutes(deps: AppDeps) {
   return new Hono<AppEnv>().all('/*', async (c) => {
@@ -29,6 +32,14 @@ export function gitHttpRoutes(deps: AppDeps) {
     if (!access.ok) return access.reason === 'unauthorized' ? challenge() : notFound();
     const { agent, project } = access;
     const url = new URL(c.req.url);
+    const push =
+      match[2] === '/git-receive-pack' && c.req.method === 'POST'
+        ? await pushOptions(deps, project).catch((error: unknown) => {
+            deps.logger.error('a push was refused: its policy could not be set up', { error });
+            return null;
+          })
+        : undefined;
+    if (push === null) return new Response('Pushes are not available on this server\n', { status: 503 });
     // A push moves branches: the project's stream says which, and their graphs are brought up to date.
     const onExit = match[2] === '/git-receive-pack' ? await watchHeads(deps, project) : undefined;
     return runGitBackend({
@@ -41,6 +52,7 @@ export function gitHttpRoutes(deps: AppDeps) {
       remoteUser: agent.id,
       signal: c.req.raw.signal,
       ...(onExit ? { onExit } : {}),
+      ...push,
     });
   });
 }
