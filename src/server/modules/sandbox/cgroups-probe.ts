@@ -190,13 +190,15 @@ async function prepareV1(entries: ProcCgroupEntry[], mounts: CgroupMount[]): Pro
     }
     const own = directoryOf(entry.path, showing, controller);
     if (typeof own !== 'string') return { available: false, ...own };
-    const sandboxes = path.join(own, SANDBOXES_DIR);
+    parents[controller] = path.join(own, SANDBOXES_DIR);
+  }
+  // Created once every controller is found, so an unavailable probe leaves nothing behind.
+  for (const sandboxes of new Set(Object.values(parents))) {
     try {
       await mkdirOnce(sandboxes);
     } catch (error) {
       return failure(`creating ${sandboxes}`, error);
     }
-    parents[controller] = sandboxes;
   }
   return { available: true, version: 1, parents: parents as Record<LimitController, string> };
 }

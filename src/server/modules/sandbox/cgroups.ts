@@ -44,6 +44,10 @@ async function exists(file: string): Promise<boolean> {
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
+const ignoreGone = (error: unknown) => {
+  if (errorCode(error) !== 'ENOENT') throw error;
+};
+
 /** The file's text, or null when the group is gone. */
 async function readIfThere(file: string): Promise<string | null> {
   try {
@@ -132,6 +136,8 @@ export async function createSandboxCgroup(
     const atOnce = cgroups.version === 2 && (await exists(killFile));
     const deadline = Date.now() + EMPTY_DEADLINE_MS;
     for (let round = 0; ; round += 1) {
+      // cgroup.kill ends the group at once, forks in flight included.
+      if (atOnce) await writeFile(killFile, '1').catch(ignoreGone);
       const pids = await pidsIn();
       if (pids.length === 0) return;
       if (Date.now() > deadline) {
@@ -139,16 +145,12 @@ export async function createSandboxCgroup(
           `processes ${pids.join(', ')} still in the sandbox's cgroup ${dirs.pids} after SIGKILL`,
         );
       }
-      if (atOnce) {
-        await writeFile(killFile, '1');
-      } else {
-        // Kill what is listed; children forked meanwhile show up in the next round.
-        for (const pid of pids) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch (error) {
-            if (errorCode(error) !== 'ESRCH') throw error;
-          }
+      // Without it, kill what is listed; children forked meanwhile show up in the next round.
+      for (const pid of atOnce ? [] : pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch (error) {
+          if (errorCode(error) !== 'ESRCH') throw error;
         }
       }
       // A killed process stays listed until the kernel has torn it down.
