@@ -130,6 +130,25 @@ describe('the check runner', () => {
     expect(await pidsRunning(`sleep ${token}`)).toEqual([]);
   });
 
+  it('fails a check that leaves a nested git repository, whatever its exit code, naming the path', async () => {
+    const { result, events, text } = await check(
+      'mkdir -p sub/.git vendor/lib && printf "gitdir: /elsewhere\\n" > vendor/lib/.git; echo "all tests passed"',
+    );
+    expect(result).toMatchObject({ exitCode: 0, passed: false, timedOut: false });
+    const sentence =
+      'the check left nested git repositories at sub/.git, vendor/lib/.git; AutoCoder does not commit or run git on it';
+    expect(result.nestedRepository).toBe(sentence);
+    expect(result.tail).toContain('all tests passed');
+    expect(result.tail.trimEnd().endsWith(sentence)).toBe(true);
+    expect(text('stderr')).toContain(sentence);
+    expect(events.at(-1)?.type).toBe('check-result');
+    await rm(path.join(fx.worktree, 'sub'), { recursive: true });
+    await rm(path.join(fx.worktree, 'vendor'), { recursive: true });
+    const clean = await check('echo "all tests passed"');
+    expect(clean.result).toMatchObject({ passed: true });
+    expect(clean.result.nestedRepository).toBeUndefined();
+  });
+
   it('refuses with SANDBOX_DISABLED, before any event, when the sandbox is off', async () => {
     const events: CheckEvent[] = [];
     const attempt = runCheck({

@@ -20,7 +20,7 @@ export const NESTED_GIT_MAX_ENTRIES = 1_000_000;
 const MAX_FOUND = 10;
 
 export interface NestedGitScan {
-  /** Each nested `.git` found, relative to the root with `/` separators (`sub/.git`). */
+  /** Each nested `.git` found, relative to the root with `/` separators (`sub/.git`), sorted. */
   found: string[];
   /**
    * Why the walk could not see the whole tree (too many entries, a directory it could not read),
@@ -42,6 +42,7 @@ export async function findNestedGit(
   const found: string[] = [];
   const pending: string[] = [''];
   let seen = 0;
+  const done = (incomplete: string | null): NestedGitScan => ({ found: found.sort(), incomplete });
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
     let entries: Dirent[];
     try {
@@ -51,24 +52,24 @@ export async function findNestedGit(
       // Gone or replaced while the walk ran: nothing of it to see any more.
       if (code === 'ENOENT' || code === 'ENOTDIR') continue;
       // Unreadable (mode 0111): git could still reach a `.git` below it by the path in its index.
-      return { found, incomplete: `could not read ${dir || '.'} (${code ?? 'error'})` };
+      return done(`could not read ${dir || '.'} (${code ?? 'error'})`);
     }
     for (const entry of entries) {
       seen += 1;
       if (seen > maxEntries) {
-        return { found, incomplete: `the worktree has more than ${maxEntries} entries` };
+        return done(`the worktree has more than ${maxEntries} entries`);
       }
       const relative = dir ? `${dir}/${entry.name}` : entry.name;
       if (entry.name === '.git') {
         if (dir === '') continue;
         found.push(relative);
-        if (found.length >= MAX_FOUND) return { found, incomplete: null };
+        if (found.length >= MAX_FOUND) return done(null);
       } else if (entry.isDirectory()) {
         pending.push(relative);
       }
     }
   }
-  return { found, incomplete: null };
+  return done(null);
 }
 
 /**
