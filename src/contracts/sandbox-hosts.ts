@@ -62,7 +62,8 @@ export function parseHostPattern(entry: string): { pattern: HostPattern } | { er
   if (host === null) return { error: `${entry}: not a host name or IP address` };
   if (wildcard && isIpLiteral(host)) return { error: `${entry}: an IP address cannot have a wildcard` };
   if (portText === undefined) return { pattern: { host, wildcard, port: null } };
-  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : 0;
+  if (!/^\d+$/.test(portText)) return { error: `${entry}: not a host name or IP address` };
+  const port = Number(portText);
   if (port < 1 || port > 65535) return { error: `${entry}: the port must be a number from 1 to 65535` };
   return { pattern: { host, wildcard, port } };
 }
