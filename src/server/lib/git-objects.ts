@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { git, trustedGitEnv } from './git.js';
+import { HARDENED_GIT_ENV, hardenedGitArgs } from './git-hardening.js';
 
 /**
  * Reads objects and resolves revisions through one long-lived `git cat-file --batch-command` per
@@ -71,9 +72,10 @@ class BatchReader {
     readonly dir: string,
     private readonly onClose: (reader: BatchReader) => void,
   ) {
-    this.child = spawn('git', ['cat-file', '--batch-command'], {
+    // Spawned here, not through git(): the hardened configuration is given the same way.
+    this.child = spawn('git', [...hardenedGitArgs(), 'cat-file', '--batch-command'], {
       cwd: dir,
-      env: trustedGitEnv(),
+      env: { ...trustedGitEnv(), ...HARDENED_GIT_ENV },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.unref();

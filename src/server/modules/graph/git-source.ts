@@ -19,6 +19,11 @@ export interface TreeChange {
 const REGULAR_FILE = /^100(644|755)$/;
 /** One `cat-file --batch` call reads at most this much, so no single answer is huge. */
 const READ_CHUNK_BYTES = 32 * 1024 * 1024;
+/**
+ * Blobs larger than this are never read (the graph parses files of 1 MB at most by default): a
+ * pushed file of hundreds of MB costs its size in a listing, not in memory.
+ */
+export const MAX_READ_BLOB_BYTES = 16 * 1024 * 1024;
 
 /**
  * Every regular file of the commit's tree (symlinks and submodules are not files of the graph).
@@ -44,7 +49,7 @@ export async function listFiles(repo: string, commit: string, signal?: AbortSign
   return files;
 }
 
-/** Files added, modified and deleted from `from` to `to`, with the new blob of each. */
+/** Files added, modified and deleted from `from` to `to`, with the new blob of each and its size. */
 export async function changedFiles(
   repo: string,
   from: string,
@@ -72,12 +77,35 @@ export async function changedFiles(
     const file = { path, oid: newOid, size: -1 };
     changes.push({ status: wasFile && status !== 'A' ? 'M' : 'A', path, file });
   }
+  const files = changes.flatMap((change) => (change.file ? [change.file] : []));
+  const sizes = await blobSizes(repo, files, signal);
+  for (const file of files) file.size = sizes.get(file.oid) ?? -1;
   return changes;
 }
 
+/** The sizes of blobs, from their headers (`cat-file --batch-check`): no content is read. */
+async function blobSizes(
+  repo: string,
+  files: readonly TreeFile[],
+  signal?: AbortSignal,
+): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  if (files.length === 0) return sizes;
+  const { stdout } = await git(['cat-file', '--batch-check=%(objectname) %(objectsize)'], {
+    cwd: repo,
+    input: `${files.map((file) => file.oid).join('\n')}\n`,
+    ...(signal ? { signal } : {}),
+  });
+  for (const line of stdout.toString('latin1').split('\n')) {
+    const [oid = '', size = ''] = line.split(' ');
+    if (/^\d+$/.test(size)) sizes.set(oid, Number(size));
+  }
+  return sizes;
+}
+
 /**
- * The contents of blobs, through `git cat-file --batch` (one process per 32 MB). A blob whose
- * size is unknown (-1, from a diff) is read whole; the caller drops what is too large.
+ * The contents of blobs, through `git cat-file --batch` (one process per 32 MB). A blob larger
+ * than MAX_READ_BLOB_BYTES, or of unknown size (-1), is not read: it has no entry in the map.
  */
 export async function readBlobs(
   repo: string,
@@ -94,6 +122,7 @@ export async function readBlobs(
 /**
  * The same, a chunk at a time, so that a caller can work on one while git reads the next: the
  * first chunk holds about `firstChunkBytes`, each next one twice the one before (up to 32 MB).
+ * Files not read (too large, or of unknown size) come first, in a chunk without contents.
  */
 export async function* readBlobChunks(
   repo: string,
@@ -104,11 +133,17 @@ export async function* readBlobChunks(
   let limit = firstChunkBytes;
   let chunk: TreeFile[] = [];
   let chunkBytes = 0;
+  // The bytes git writes for a batch are bounded by the sizes asked for, never by a blob's own.
+  const fits = (file: TreeFile) => file.size >= 0 && file.size <= MAX_READ_BLOB_BYTES;
+  const readable = files.filter(fits);
+  const unread = files.filter((file) => !fits(file));
+  if (unread.length > 0) yield { files: unread, contents: new Map() };
   const read = async (list: TreeFile[]) => {
+    const expected = list.reduce((sum, file) => sum + file.size + file.oid.length + 32, 0);
     const { stdout, truncated } = await git(['cat-file', '--batch'], {
       cwd: repo,
       input: `${list.map((file) => file.oid).join('\n')}\n`,
-      maxOutputBytes: 512 * 1024 * 1024,
+      maxOutputBytes: expected,
       ...(signal ? { signal } : {}),
     });
     if (truncated) throw new Error('the files to read are too large');
@@ -116,9 +151,9 @@ export async function* readBlobChunks(
     parseBatch(stdout, contents);
     return { files: list, contents };
   };
-  for (const file of files) {
+  for (const file of readable) {
     chunk.push(file);
-    chunkBytes += file.size < 0 ? READ_CHUNK_BYTES / 8 : file.size;
+    chunkBytes += file.size;
     if (chunkBytes >= limit) {
       yield await read(chunk);
       chunk = [];

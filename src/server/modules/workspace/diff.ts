@@ -1,5 +1,6 @@
 import { AppError } from '@/server/lib/errors.js';
 import { git, gitText } from '@/server/lib/git.js';
+import { NO_DIFF_DRIVERS } from '@/server/lib/git-hardening.js';
 import { readBlob } from '@/server/lib/git-objects.js';
 import { assertRevision, resolveCommit } from './refs.js';
 
@@ -9,12 +10,23 @@ export const MAX_PATCH_BYTES = 2 * 1024 * 1024;
 export type DiffFileStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
 /**
+ * A file larger than this is compared as binary: git reads its size, never its bytes, so a
+ * pushed file of hundreds of MB costs neither git nor the server its size (no line counts, no patch).
+ */
+export const DIFF_TEXT_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
  * Every diff of ours: no colour, no external diff driver or textconv filter (they would run
  * programs the repository names), renames found; the operator's prefix and quoting settings
- * do not change the patch's shape.
+ * do not change the patch's shape, and large files are binary (DIFF_TEXT_MAX_BYTES).
  */
-const DIFF = ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M'];
-const DIFF_CONFIG = ['diff.noprefix=false', 'diff.mnemonicPrefix=false', 'core.quotePath=false'];
+const DIFF = ['diff', '--no-color', ...NO_DIFF_DRIVERS, '-M'];
+const DIFF_CONFIG = [
+  'diff.noprefix=false',
+  'diff.mnemonicPrefix=false',
+  'core.quotePath=false',
+  `core.bigFileThreshold=${DIFF_TEXT_MAX_BYTES}`,
+];
 
 /** One file changed between two commits, as `git diff --raw --numstat` tells it. */
 export interface ChangedFile {
