@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { arch } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNetworkPolicy } from '@/server/lib/network-policy.js';
+import { parseAllowList } from './egress/host-allow-list.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { DEFAULT_SANDBOX_USER, findBwrap, findProgram } from './sandbox-mode.js';
 import { probeFacts, probeScript } from './sandbox-probe.js';
@@ -119,5 +122,91 @@ describe.skipIf(!bwrapPath)('the sandbox holds no privilege and no network', () 
       timeoutMs: 20_000,
     });
     expect(result.tail).toContain('wrote');
+  });
+});
+
+describe.skipIf(!bwrapPath)('the sandbox reaches the network only through the allow-list', () => {
+  let fx: SandboxFixture;
+  let origin: Server;
+  let originPort: number;
+
+  beforeAll(async () => {
+    fx = await sandboxFixture();
+    origin = createHttpServer((_req, res) => res.end('hello from the registry\n'));
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    const address = origin.address();
+    originPort = typeof address === 'object' && address ? address.port : 0;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => origin?.close(resolve));
+    await rm(fx.root, { recursive: true, force: true });
+  });
+
+  /** Names as the host's DNS would answer them: a registry mirror on this machine's loopback. */
+  const lookup = async (host: string) =>
+    host === 'registry.test' || host === 'other.test' ? [{ address: '127.0.0.1', family: 4 }] : [];
+
+  /** A sandbox whose operator lists `hosts`; `registry.test` may reach loopback (AUTOCODER_ALLOWED_HOSTS). */
+  function withList(hosts: string[], privateHosts = ['registry.test', 'other.test']) {
+    return createSandbox({
+      mode: 'bwrap',
+      bwrapPath,
+      path: PATH,
+      hidden: [fx.dataDir],
+      network: {
+        allowList: parseAllowList(hosts).patterns,
+        policy: createNetworkPolicy({ serverOnLoopback: false, allowedHosts: privateHosts }),
+        logger: { info: () => {} },
+        lookup,
+      },
+    });
+  }
+  const fetchInside = (sandbox: Sandbox, url: string) =>
+    sandbox.run({
+      command: ['sh', '-c', `curl -sS -m 20 ${url} 2>&1; echo "curl=$?"`],
+      cwd: fx.worktree,
+      timeoutMs: 60_000,
+    });
+
+  const hasCurl = findProgram('curl', PATH) !== null;
+
+  it.skipIf(!hasCurl)('reaches a listed host through the proxy, and nothing else', async () => {
+    const sandbox = withList(['registry.test']);
+    try {
+      const listed = await fetchInside(sandbox, `http://registry.test:${originPort}/`);
+      expect(listed.tail).toContain('hello from the registry');
+      // The same server by another name is not on the list, nor is the host's loopback address.
+      for (const url of [`http://other.test:${originPort}/`, `http://127.0.0.1:${originPort}/`]) {
+        const unlisted = await fetchInside(sandbox, url);
+        expect(unlisted.tail).not.toContain('hello from the registry');
+      }
+      // Through CONNECT (https, or any TCP over the HTTP proxy) the refusal is the proxy's 403.
+      const tunnel = await fetchInside(sandbox, `-p http://other.test:${originPort}/`);
+      expect(tunnel.tail).toMatch(/403/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it.skipIf(!hasCurl)('refuses a listed host that resolves to a private address', async () => {
+    const sandbox = withList(['registry.test'], []);
+    try {
+      const result = await fetchInside(sandbox, `-p http://registry.test:${originPort}/`);
+      expect(result.tail).not.toContain('hello from the registry');
+      expect(result.tail).toMatch(/403/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it.skipIf(!findProgram('curl', PATH))('has no network at all without a list', async () => {
+    const sandbox = withList([]);
+    try {
+      const result = await fetchInside(sandbox, `http://registry.test:${originPort}/`);
+      expect(result.tail).not.toContain('hello from the registry');
+      expect(result.tail).not.toContain('curl=0');
+    } finally {
+      await sandbox.close();
+    }
   });
 });

@@ -1,45 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chown, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import type { HostPattern } from '@/contracts/sandbox-hosts.js';
 import { AppError } from '@/server/lib/errors.js';
-import { type ExposedPort, withBridges } from './bridges.js';
-import { BWRAP_SECCOMP_FD, type BwrapLayout, bwrapArgs } from './bwrap-args.js';
-import { handOver } from './hand-over.js';
+import { launchBwrap, type SandboxNetwork } from './bwrap-launch.js';
 import { OutputTail } from './output-tail.js';
-import { type Exit, sandboxInitPid, stopGroup, watchGroup } from './process-group.js';
+import { type Exit, stopGroup, watchGroup } from './process-group.js';
 import { sandboxEnv } from './sandbox-env.js';
 import { DEFAULT_SANDBOX_USER, findProgram, type SandboxMode } from './sandbox-mode.js';
-import { seccompProgram } from './seccomp.js';
 
 /** Longest piece of output handed to `onOutput` at once, in characters. */
 export const MAX_OUTPUT_CHUNK = 16_384;
 const DEFAULT_GRACE_MS = 2_000;
-
-/**
- * Files and directories that hold the operator's credentials in the server user's home: hidden
- * from a sandboxed process even though the rest of the filesystem is readable.
- */
-const HOME_SECRETS = [
-  '.ssh',
-  '.gnupg',
-  '.aws',
-  '.azure',
-  '.kube',
-  '.docker',
-  '.config/gcloud',
-  '.config/gh',
-  '.netrc',
-  '.npmrc',
-  '.pypirc',
-  '.git-credentials',
-  '.pgpass',
-];
-
-/** Local sockets of services a check has no business talking to (the database among them). */
-const SERVICE_SOCKETS = ['/run/postgresql', '/run/redis', '/run/mysqld', '/run/docker.sock', '/run/dbus'];
 
 export interface SandboxConfig {
   mode: SandboxMode;
@@ -64,6 +38,8 @@ export interface SandboxConfig {
   serverUid?: number | undefined;
   /** Size of a sandbox's private /tmp in bwrap mode, in bytes (default 1 GiB). */
   tmpBytes?: number | undefined;
+  /** What sandboxed processes may reach through the egress proxies (bwrap mode); unset: nothing. */
+  network?: SandboxNetwork | undefined;
 }
 
 const DEFAULT_TMP_BYTES = 1024 * 1024 * 1024;
@@ -89,6 +65,8 @@ export interface SpawnOptions {
    * `SandboxedProcess.endpoint`.
    */
   expose?: readonly number[];
+  /** The project's own network allow-list, within the operator's; undefined: the operator's list. */
+  allowedHosts?: readonly HostPattern[] | undefined;
 }
 
 /** How the server reaches a port a sandboxed process listens on. */
@@ -142,36 +120,6 @@ export interface Sandbox {
 }
 
 /**
- * The outermost directory on the way to `dir` (itself included) that others may not enter, or `dir`.
- * The sandbox's own uid could not pass it anyway, so hiding it instead of `dir` hides nothing more
- * it could read, and lets bwrap lay the worktree's path out in the tmpfs (data in `/root/…`).
- */
-async function outermostClosed(dir: string): Promise<string> {
-  const parts = path.resolve(dir).split(path.sep).filter(Boolean);
-  for (let depth = 1; depth <= parts.length; depth++) {
-    const ancestor = path.sep + parts.slice(0, depth).join(path.sep);
-    const info = await stat(ancestor).catch(() => null);
-    if (info && (info.mode & 0o001) === 0) return ancestor;
-  }
-  return dir;
-}
-
-/** Paths among `candidates` that exist, split into directories and other files. */
-async function existing(candidates: readonly string[]): Promise<{ dirs: string[]; files: string[] }> {
-  const dirs: string[] = [];
-  const files: string[] = [];
-  for (const candidate of candidates) {
-    const info = await stat(candidate).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
-      throw error;
-    });
-    if (!info) continue;
-    (info.isDirectory() ? dirs : files).push(candidate);
-  }
-  return { dirs, files };
-}
-
-/**
  * The one way AutoCoder starts a process that runs repository code (checks now, services later).
  * See docs/sandbox.md for what each mode isolates.
  */
@@ -204,62 +152,38 @@ export function createSandbox(config: SandboxConfig): Sandbox {
     /** bwrap's report of its init's pid; none in host mode. */
     let inner: Promise<number | null> | undefined;
     /** Exposed port → the Unix socket of its bridge, per loopback address (bwrap mode). */
-    const bridged = new Map<string, string>();
+    let bridged = new Map<string, string>();
+    let release = async () => {};
     try {
       if (config.mode === 'bwrap') {
         if (!config.bwrapPath) throw new Error('bwrap mode without a bwrap program');
-        const secrets = await existing([
-          ...config.hidden.map((dir) => path.resolve(dir)),
-          ...HOME_SECRETS.map((name) => path.join(home, name)),
-          ...SERVICE_SOCKETS,
-        ]);
-        const env = sandboxEnv({
-          path: config.path,
-          home: '/tmp',
-          extra: options.env,
-          user: options.userEnv,
-        });
-        const gitLink = await existing([path.join(worktree, '.git')]);
-        const exposed: ExposedPort[] = [];
-        for (const port of options.expose ?? []) {
-          if (!socatPath)
-            throw new Error('exposing a port from the sandbox needs socat (Debian: apt-get install socat)');
-          for (const host of ['127.0.0.1', '::1'] as const) {
-            const socket = path.join(privateTmp, `p${port}-${host === '::1' ? 6 : 4}.sock`);
-            exposed.push({ socket, host, port });
-            bridged.set(`${host} ${port}`, socket);
-          }
-        }
-        if (dropTo) {
-          await handOver(worktree, dropTo);
-          await chown(privateTmp, dropTo.uid, dropTo.gid);
-        }
-        const seccomp = seccompProgram();
-        const layout: BwrapLayout = {
-          worktree,
-          tmpBytes: config.tmpBytes ?? DEFAULT_TMP_BYTES,
-          hiddenDirs: dropTo ? await Promise.all(secrets.dirs.map(outermostClosed)) : secrets.dirs,
-          hiddenFiles: secrets.files,
-          readOnly: options.readOnlyPaths ?? [],
-          readOnlyInWorktree: [...gitLink.files, ...gitLink.dirs],
-          runDir: exposed.length > 0 ? privateTmp : undefined,
-          dropTo,
-          setpriv: setprivPath ?? undefined,
-          seccompFd: seccomp ? BWRAP_SECCOMP_FD : undefined,
-        };
-        const argv = withBridges({ socat: socatPath ?? 'socat', listeners: [], exposed }, [program, ...args]);
-        child = spawn(config.bwrapPath, bwrapArgs(layout, argv), {
-          cwd: worktree,
-          env,
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe', 'pipe', seccomp ? 'pipe' : 'ignore'],
-        });
-        const filter = child.stdio[BWRAP_SECCOMP_FD];
-        if (seccomp && filter instanceof Writable) {
-          filter.on('error', () => {}); // bwrap that failed to start closes it unread
-          filter.end(seccomp);
-        }
-        inner = sandboxInitPid(child);
+        const launch = await launchBwrap(
+          {
+            bwrapPath: config.bwrapPath,
+            path: config.path,
+            hidden: config.hidden,
+            home,
+            tmpBytes: config.tmpBytes ?? DEFAULT_TMP_BYTES,
+            dropTo,
+            setprivPath,
+            socatPath,
+            network: config.network,
+          },
+          {
+            argv: [program, ...args],
+            worktree,
+            runDir: privateTmp,
+            env: options.env,
+            userEnv: options.userEnv,
+            readOnlyPaths: options.readOnlyPaths,
+            expose: options.expose,
+            allowedHosts: options.allowedHosts,
+          },
+        );
+        child = launch.child;
+        inner = launch.inner;
+        bridged = launch.bridged;
+        release = launch.release;
       } else {
         const env = sandboxEnv({
           path: config.path,
@@ -280,6 +204,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
     }
     const exited = watchGroup(child).then(async (exit) => {
       live.delete(handle);
+      await release();
       await rm(privateTmp, { recursive: true, force: true });
       return exit;
     });
