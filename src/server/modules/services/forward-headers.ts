@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { ProxyTarget } from './service-manager.js';
+import type { ProxyTarget } from './proxy-target.js';
 
 // The headers of a forwarded request and of its answer: what the service may see of the client's
 // request, and what the client may see of the service's answer.
@@ -46,9 +46,17 @@ export function withoutCookies(header: string | undefined, names: readonly strin
   return kept.length > 0 ? kept.join('; ') : undefined;
 }
 
-/** The Host header for the service, and its origin for the client. */
+/** The Host header for the service: the address it listens on, on its side. */
 export const hostOf = ({ host, port }: ProxyTarget) =>
   host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+
+/**
+ * What tells one service's connections from another's: where they go. Not the Host: services in
+ * sandboxes of their own may all listen on 127.0.0.1:3000. A socket path is absolute, so it never
+ * reads as a host and port.
+ */
+export const endpointKey = ({ endpoint }: ProxyTarget) =>
+  'socketPath' in endpoint ? endpoint.socketPath : `${endpoint.host}:${endpoint.port}`;
 
 /** Which of AutoCoder's cookies a Set-Cookie would overwrite. */
 export const setsOwnCookie = (value: string, names: readonly string[]) =>

@@ -5,7 +5,9 @@ import type { Logger } from '@/server/lib/logger.js';
 import type { OutputStream, Sandbox, SandboxedProcess } from '../sandbox/sandbox.js';
 import type { ServiceDefinition } from './discovery.js';
 import type { OutputLog } from './output-log.js';
-import { type LoopbackTarget, listeningOn, waitForPort } from './ports.js';
+import { listeningOn } from './ports.js';
+import type { ProxyTarget } from './proxy-target.js';
+import { waitForAnswer } from './readiness.js';
 
 /** What a service needs of the sandbox: starting a process it keeps alive. */
 export type ServiceSandbox = Pick<Sandbox, 'spawn' | 'mode'>;
@@ -19,15 +21,17 @@ export interface ManagedServiceOptions {
   ownerId: string;
   workspaceDir: string;
   definition: ServiceDefinition;
-  /** The port the service listens on (fixed, or assigned for `auto`); null: it has none. */
+  /** The port the service listens on inside its sandbox (fixed, or assigned for `auto`); null: it has none. */
   port: number | null;
+  /** What the port speaks (the front matter's `http` or `https`). */
+  protocol: 'http' | 'https';
   /** The project's own variables for its services (project settings). */
   userEnv: Record<string, string>;
   /** Visible read-only in the sandbox: the project's git directory a run's worktree points to. */
   readOnlyPaths: readonly string[];
   sandbox: ServiceSandbox;
   log: OutputLog;
-  /** Past this, a service whose port has not opened is `error` and is stopped. */
+  /** Past this, a service whose port has not answered is `error` and is stopped. */
   startTimeoutMs: number;
   /** SIGTERM to SIGKILL, when stopped (seed 002: 5 s). */
   stopGraceMs: number;
@@ -37,9 +41,9 @@ export interface ManagedServiceOptions {
 
 /**
  * One run of one service: its process group in the sandbox, its state in the seed's lifecycle
- * (starting → running when its port accepts connections → stopping → stopped; error when it
- * ended on its own with a failure or its port never opened), and its output, appended to the
- * log and emitted as `output` events; `end` once the process has ended and its exit is logged.
+ * (starting → running when its port answers HTTP → stopping → stopped; error when it ended on
+ * its own with a failure or its port never answered), and its output, appended to the log and
+ * emitted as `output` events; `end` once the process has ended and its exit is logged.
  */
 export class ManagedService extends EventEmitter<{ output: [ServiceOutputEvent]; end: [] }> {
   status: ServiceStatus = 'starting';
@@ -47,8 +51,8 @@ export class ManagedService extends EventEmitter<{ output: [ServiceOutputEvent];
   readonly startedAt: Date;
   exitCode: number | null | undefined;
   error: string | undefined;
-  /** Where the proxy reaches the service, once its port accepted a connection. */
-  target: LoopbackTarget | null = null;
+  /** Where the proxy reaches the service, once its port answered. */
+  target: ProxyTarget | null = null;
   /** Resolves when the process has ended (or never started) and its exit is logged. */
   readonly ended: Promise<void>;
   private proc: SandboxedProcess | null = null;
@@ -79,21 +83,34 @@ export class ManagedService extends EventEmitter<{ output: [ServiceOutputEvent];
     return !this.done;
   }
 
+  /**
+   * Where the proxy reaches the service: where it answered once running, its IPv4 loopback while
+   * it starts (a request then meets a refusal: it is not listening yet); null before its process
+   * exists.
+   */
+  reach(): ProxyTarget | null {
+    if (this.target) return this.target;
+    const { port, protocol } = this.options;
+    if (!this.proc || port === null) return null;
+    return { endpoint: this.proc.endpoint(port, '127.0.0.1'), host: '127.0.0.1', port, protocol };
+  }
+
   /** Spawns the process and follows it until it runs, fails to open its port, or ends. Never throws. */
   async start(): Promise<void> {
     const { options } = this;
     options.log.clear();
-    const { port } = options;
-    if (port !== null && (await listeningOn(port))) {
-      this.finish(null, `port ${port} is already in use by another process`);
-      return;
-    }
+    const { port, protocol } = options;
+    // Where the sandbox shares the host's network, a port that accepts connections before the
+    // service starts is another program's, and the service must not be taken for it. Only the
+    // process's endpoint says whether it does, and only before the spawn is the answer free of
+    // the service's own listener: asked now, judged below. A network of its own has every port free.
+    const taken = port !== null ? await listeningOn(port) : null;
     try {
       this.proc = await options.sandbox.spawn({
         command: [options.definition.file],
         cwd: options.workspaceDir,
         userEnv: options.userEnv,
-        ...(port !== null ? { env: { PORT: String(port) } } : {}),
+        ...(port !== null ? { env: { PORT: String(port) }, expose: [port] } : {}),
         readOnlyPaths: options.readOnlyPaths,
       });
     } catch (error) {
@@ -123,21 +140,32 @@ export class ManagedService extends EventEmitter<{ output: [ServiceOutputEvent];
       this.status = 'running';
       return;
     }
-    const target = await waitForPort(port, {
+    if (taken !== null && !('socketPath' in proc.endpoint(port, taken))) {
+      await this.fail(proc, `port ${port} is already in use by another process`);
+      return;
+    }
+    const answered = await waitForAnswer((host) => proc.endpoint(port, host), {
+      port,
+      protocol,
       timeoutMs: options.startTimeoutMs,
       signal: this.stopping.signal,
     });
     if (this.done || this.status === 'stopping') return;
-    if (target) {
-      this.target = target;
+    if (answered) {
+      this.target = { ...answered, port, protocol };
       this.status = 'running';
       return;
     }
     const seconds = Math.round(options.startTimeoutMs / 100) / 10;
-    this.error = `port ${port} did not accept connections within ${seconds} s`;
-    this.note(`${this.error}; stopping it`);
+    await this.fail(proc, `port ${port} did not answer ${protocol.toUpperCase()} within ${seconds} s`);
+  }
+
+  /** Ends a run that started but cannot serve: `error` with the reason, also in its stderr. */
+  private async fail(proc: SandboxedProcess, reason: string): Promise<void> {
+    this.error = reason;
+    this.note(`${reason}; stopping it`);
     this.status = 'error';
-    await proc.stop(options.stopGraceMs);
+    await proc.stop(this.options.stopGraceMs);
   }
 
   /** SIGTERM to the process group, SIGKILL after the grace; resolves once it has ended. */

@@ -1,5 +1,4 @@
 import { connect, createServer } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The loopback addresses a service may listen on: `localhost` is IPv6-only for some servers. */
 export const LOOPBACK_TARGETS = ['127.0.0.1', '::1'] as const;
@@ -33,29 +32,11 @@ export function accepts(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** The loopback address on which `port` accepts connections, or null when neither does. */
+/**
+ * The host's loopback address on which `port` accepts connections, or null when neither does:
+ * where services share the host's network, whether another program holds a port.
+ */
 export async function listeningOn(port: number): Promise<LoopbackTarget | null> {
   for (const host of LOOPBACK_TARGETS) if (await accepts(host, port)) return host;
-  return null;
-}
-
-/**
- * Waits until `port` accepts connections on a loopback address and returns which; null when
- * `timeoutMs` passed or `signal` was aborted first (the process ended, or was stopped).
- */
-export async function waitForPort(
-  port: number,
-  options: { timeoutMs: number; signal: AbortSignal },
-): Promise<LoopbackTarget | null> {
-  const deadline = Date.now() + options.timeoutMs;
-  let pause = 50;
-  while (!options.signal.aborted && Date.now() < deadline) {
-    const host = await listeningOn(port);
-    if (host) return host;
-    await sleep(Math.min(pause, Math.max(0, deadline - Date.now())), undefined, {
-      signal: options.signal,
-    }).catch(() => undefined);
-    pause = Math.min(pause * 2, 250);
-  }
   return null;
 }

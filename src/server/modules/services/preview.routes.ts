@@ -14,7 +14,7 @@ import {
   parsePreviewHost,
 } from './preview-access.js';
 import { errorAnswer } from './proxy-errors.js';
-import type { ProxyTarget } from './service-manager.js';
+import type { ProxyTarget } from './proxy-target.js';
 import { resolveWorkspace } from './workspaces.js';
 
 /** 401 for a preview without a valid grant: a page for a browser, JSON otherwise. */

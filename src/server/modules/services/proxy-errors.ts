@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { ProxyTarget } from './proxy-target.js';
 
 /** An answer written straight to a socket (the proxy answers outside Hono). */
 export interface RawAnswer {
@@ -43,13 +44,33 @@ export function errorAnswer(
 }
 
 /**
+ * Does `error` say that nothing listens on the service's port? Over TCP, the connection is
+ * refused. Over a Unix socket bridged into the service's sandbox, the bridge accepts and then,
+ * when nothing listens inside, closes before a byte of answer: a new connection (`fresh`) that
+ * ends so says the same, and so does a bridge whose socket is gone.
+ */
+function refused(error: Error, target: ProxyTarget, fresh: boolean): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ECONNREFUSED') return true;
+  if (!('socketPath' in target.endpoint)) return false;
+  return code === 'ENOENT' || (fresh && (code === 'ECONNRESET' || code === 'EPIPE'));
+}
+
+/**
  * The proxy's answer when the service could not be reached: 503 `connection_refused` when
  * nothing listens on its port (a page that reloads itself for a browser: a dev server that is
- * still starting will answer soon), 502 `bad_gateway` for any other failure.
+ * still starting will answer soon), 502 `bad_gateway` for any other failure. `fresh`: the
+ * connection was opened for this request (not a kept-alive one the service may have closed).
  */
-export function proxyErrorAnswer(error: Error, port: number, accept: string | undefined): RawAnswer {
+export function proxyErrorAnswer(
+  error: Error,
+  target: ProxyTarget,
+  accept: string | undefined,
+  fresh: boolean,
+): RawAnswer {
+  const { port } = target;
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ECONNREFUSED') {
+  if (refused(error, target, fresh)) {
     return errorAnswer(
       503,
       {

@@ -87,9 +87,11 @@ export class ServiceProxy {
     }
     const { target } = options;
     const https = target.protocol === 'https';
+    const { endpoint } = target;
     const upstream = (https ? httpsRequest : httpRequest)({
-      host: target.host,
-      port: target.port,
+      ...('socketPath' in endpoint
+        ? { socketPath: endpoint.socketPath }
+        : { host: endpoint.host, port: endpoint.port }),
       method: req.method,
       path: options.path,
       headers: forwardedHeaders(req, options),
@@ -102,7 +104,7 @@ export class ServiceProxy {
         res.destroy();
         return;
       }
-      const answer = proxyErrorAnswer(error, target.port, req.headers.accept);
+      const answer = proxyErrorAnswer(error, target, req.headers.accept, !upstream.reusedSocket);
       res.writeHead(answer.status, answer.headers).end(answer.body);
     });
     upstream.on('response', (answer: IncomingMessage) => {
@@ -135,19 +137,24 @@ export class ServiceProxy {
     prepare(req, options);
     this.upgradeCookies.set(req, options.stripCookies);
     const { target } = options;
+    const { endpoint } = target;
     this.proxy.ws(
       req,
       socket,
       head,
       {
+        // http-proxy-3 hands `socketPath` to node's client, which then connects there; host and
+        // port name the service's side (the Host header is set in `prepare`).
         target: {
           protocol: target.protocol === 'https' ? 'wss:' : 'ws:',
-          host: target.host,
-          port: target.port,
+          ...('socketPath' in endpoint
+            ? { host: target.host, port: target.port, socketPath: endpoint.socketPath }
+            : { host: endpoint.host, port: endpoint.port }),
         },
       },
       (error) => {
-        if (socket.writable) socket.end(upgradeErrorAnswer(proxyErrorAnswer(error, target.port, undefined)));
+        // Each Upgrade has a connection of its own (no agent): one that ends unanswered is new.
+        if (socket.writable) socket.end(upgradeErrorAnswer(proxyErrorAnswer(error, target, undefined, true)));
         else socket.destroy();
       },
     );

@@ -16,6 +16,13 @@ export const notRunning = (serviceId: string) =>
   new AppError('service_not_running', `Service ${serviceId} is not running`, { serviceId });
 export const noPort = (serviceId: string, message = `Service ${serviceId} declares no http or https port`) =>
   new AppError('service_no_port', message, { serviceId });
+/** A service that starts, before its process exists: as the proxy answers a port that refuses. */
+export const notListening = (port: number) =>
+  new AppError(
+    'connection_refused',
+    `Nothing accepts connections on port ${port} yet. If the service is starting, try again in a moment.`,
+    { port },
+  );
 export const alreadyRunning = (serviceId: string, pid: number | null) =>
   new AppError('service_already_running', `Service ${serviceId} is already running`, { serviceId, pid });
 export const tooMany = (limit: number) =>

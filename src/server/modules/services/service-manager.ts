@@ -7,8 +7,17 @@ import { type Discovery, discoverServices, findService, type ServiceDefinition }
 import { ManagedService, type ServiceSandbox } from './managed-service.js';
 import { feedOf, type OutputFeed } from './output-feed.js';
 import { OutputLog, outputFile, readOutputFile } from './output-log.js';
-import { freePort, type LoopbackTarget } from './ports.js';
-import { alreadyRunning, noPort, notFound, notRunning, passive, tooMany } from './service-errors.js';
+import { freePort } from './ports.js';
+import type { ProxyTarget } from './proxy-target.js';
+import {
+  alreadyRunning,
+  noPort,
+  notFound,
+  notListening,
+  notRunning,
+  passive,
+  tooMany,
+} from './service-errors.js';
 import { declaredPort, toService } from './service-view.js';
 
 /**
@@ -42,13 +51,6 @@ export interface ServiceManagerOptions {
   reservedPorts?: () => readonly number[];
   /** Services one user may run at once, in every workspace (default 10); one more answers 429. */
   maxRunningPerUser?: number;
-}
-
-/** Where the proxy sends a service's requests. */
-export interface ProxyTarget {
-  host: LoopbackTarget;
-  port: number;
-  protocol: 'http' | 'https';
 }
 
 const DEFAULT_MAX_RUNNING_PER_USER = 10;
@@ -144,6 +146,7 @@ export class ServiceManager {
       workspaceDir: workspace.dir,
       definition,
       port,
+      protocol: declared?.protocol ?? 'http',
       userEnv: workspace.serviceEnv,
       readOnlyPaths: workspace.readOnlyPaths,
       sandbox: this.options.sandbox,
@@ -211,7 +214,9 @@ export class ServiceManager {
     if (!declared) throw noPort(definition.id);
     if (!definition.passive) {
       if (!run?.active || run.status === 'stopping' || run.port === null) throw notRunning(definition.id);
-      return { host: run.target ?? '127.0.0.1', port: run.port, protocol: declared.protocol };
+      const target = run.reach();
+      if (!target) throw notListening(run.port);
+      return target;
     }
     if (declared.port === 'auto')
       throw noPort(definition.id, 'A passive service needs a fixed port, not auto');
@@ -222,7 +227,8 @@ export class ServiceManager {
     ) {
       throw noPort(definition.id, `Port ${declared.port} belongs to another workspace or to AutoCoder`);
     }
-    return { host: '127.0.0.1', port: declared.port, protocol: declared.protocol };
+    const endpoint = { host: '127.0.0.1', port: declared.port };
+    return { endpoint, host: '127.0.0.1', port: declared.port, protocol: declared.protocol };
   }
 
   /** Stops every service of a workspace (its checkout went away). */
@@ -260,10 +266,9 @@ export class ServiceManager {
       const matches = [...this.runs.entries()].filter(([key]) => key.toLowerCase() === wanted);
       run = matches.length === 1 ? matches[0]?.[1] : undefined;
     }
-    if (run?.status !== 'running' || run.port === null) return null;
+    if (run?.status !== 'running' || !run.target) return null;
     if (options.ownerId !== undefined && run.options.ownerId !== options.ownerId) return null;
-    const declared = declaredPort(run.options.definition);
-    return { host: run.target ?? '127.0.0.1', port: run.port, protocol: declared?.protocol ?? 'http' };
+    return run.target;
   }
 
   /** The run of a service this process remembers (running, or ended less than 30 s ago). */

@@ -172,7 +172,7 @@ describe('the services API (seed 002)', () => {
     expect(anonymous.status).toBe(401);
   });
 
-  it('starts a service (202), runs it once its port accepts connections, streams its output, and stops it', async () => {
+  it('starts a service (202), runs it once its port answers HTTP, streams its output, and stops it', async () => {
     const start = await post(`${user.api}/web/start`);
     expect(start.status).toBe(202);
     expect(start.body).toEqual({ status: 'starting', serviceId: 'web' });
@@ -186,7 +186,12 @@ describe('the services API (seed 002)', () => {
       startedAt: expect.any(String),
     });
     expect(typeof running.http).toBe('number');
-    expect((await rawRequest(running.http as number, { path: '/' })).status).toBe(200);
+    // Through the proxy: the service's own network is out of the host's reach.
+    const proxied = await rawRequest(served.port, {
+      path: `${user.api}/web/http/`,
+      headers: { cookie: user.cookie },
+    });
+    expect(proxied.status).toBe(200);
 
     // A live client: the stored output first, then what comes, the exit and [DONE] when it stops.
     const outputUrl = `${served.base}${user.api}/web/output`;

@@ -20,9 +20,9 @@ describe('a service whose port never opens, and one that is forgotten', () => {
       async () => (await owner.client.get<Service>(`${owner.api}/silent`)).body,
       (s) => s.status === 'error' && s.pid === undefined,
     );
-    expect(failed.error).toMatch(/^port \d+ did not accept connections within 1.5 s$/);
+    expect(failed.error).toMatch(/^port \d+ did not answer HTTP within 1.5 s$/);
     const output = await readOutput(`${quick.base}${owner.api}/silent/output`, owner.cookie);
-    expect(textOf(output.events)).toContain('did not accept connections');
+    expect(textOf(output.events)).toContain('did not answer HTTP');
   });
 
   it('is remembered for a while after it stopped, then forgotten; its output stays on disk', async () => {

@@ -109,7 +109,12 @@ describe('services leave no process behind (process table)', () => {
       async () => (await client.get<Service>(`${api}/web`)).body,
       (s) => s.status === 'running',
     );
-    expect((await rawRequest(running.http as number, { path: '/' })).status).toBe(200);
+    expect(running.http).toEqual(expect.any(Number));
+    const proxied = await rawRequest(bwrap.port, {
+      path: `${api}/web/http/`,
+      headers: { cookie: client.cookie },
+    });
+    expect(proxied.status).toBe(200);
 
     expect((await client.post(`/api/pipeline/${taskId}/approve`)).status).toBe(200);
     await waitFor(

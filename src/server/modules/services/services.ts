@@ -2,8 +2,9 @@ import type { Service, ServiceList, ServicePreview } from '@/contracts/services.
 import { AppError } from '@/server/lib/errors.js';
 import type { OutputFeed } from './output-feed.js';
 import { PREVIEW_TICKET_PATH, type PreviewAccess, previewOrigin } from './preview-access.js';
+import type { ProxyTarget } from './proxy-target.js';
 import { checkServiceId } from './service-id.js';
-import type { ProxyTarget, ServiceManager } from './service-manager.js';
+import type { ServiceManager } from './service-manager.js';
 import { resolveOwnedWorkspace, type WorkspacesDeps } from './workspaces.js';
 
 /** What the services API needs; `AppDeps` provides it. */

@@ -53,7 +53,7 @@ async function front(port: number, maxConnections?: number) {
   closers.push(() => pool.close());
   const server = createServer((req, res) => {
     const options: ForwardOptions = {
-      target: { host: '127.0.0.1', port, protocol: 'http' },
+      target: { endpoint: { host: '127.0.0.1', port }, host: '127.0.0.1', port, protocol: 'http' },
       path: req.url ?? '/',
       forwardedHost: req.headers.host ?? '',
       proto: 'http',

@@ -3,8 +3,10 @@ import { connect, type Socket } from 'node:net';
 import { atEndOfTurn } from '@/server/lib/end-of-turn.js';
 import { KeyedQueue } from '@/server/lib/keyed-queue.js';
 import type { Logger } from '@/server/lib/logger.js';
-import { answeredHeaders, type ForwardOptions, hostOf } from './forward-headers.js';
+import type { Endpoint } from '../sandbox/sandbox.js';
+import { answeredHeaders, endpointKey, type ForwardOptions } from './forward-headers.js';
 import { proxyErrorAnswer } from './proxy-errors.js';
+import { connectOptions } from './readiness.js';
 import { ResponseParser } from './response-parser.js';
 
 /**
@@ -37,10 +39,9 @@ class Connection {
   constructor(
     readonly pool: UpstreamPool,
     readonly key: string,
-    host: string,
-    port: number,
+    endpoint: Endpoint,
   ) {
-    const socket = connect({ host, port, noDelay: true });
+    const socket = connect({ ...connectOptions(endpoint), noDelay: true });
     this.socket = socket;
     socket.setTimeout(IDLE_MS);
     socket.on('data', (chunk: Buffer) => {
@@ -141,7 +142,7 @@ class Exchange {
     } catch (error) {
       // A complete answer followed by stray bytes: the answer stands, the connection goes.
       if (!this.finished) {
-        this.fail(error as Error);
+        this.fail(error as Error, false);
         return;
       }
       this.reusable = false;
@@ -177,7 +178,10 @@ class Exchange {
       this.start(this.pool.connect(this.key, this.options));
       return;
     }
-    this.fail(this.error ?? Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    this.fail(
+      this.error ?? Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+      !connection?.reused && !this.parser.started,
+    );
   }
 
   private detach(): Connection | null {
@@ -187,7 +191,8 @@ class Exchange {
     return connection;
   }
 
-  private fail(error: Error): void {
+  /** `fresh`: the connection was new and never answered (a refusal, over a bridge into a sandbox). */
+  private fail(error: Error, fresh: boolean): void {
     this.finished = true;
     this.detach()?.socket.destroy();
     this.pool.logger.debug('service proxy error', { error });
@@ -198,7 +203,7 @@ class Exchange {
       res.destroy();
       return;
     }
-    const answer = proxyErrorAnswer(error, this.options.target.port, this.accept);
+    const answer = proxyErrorAnswer(error, this.options.target, this.accept, fresh);
     res.writeHead(answer.status, answer.headers).end(answer.body);
   }
 }
@@ -208,7 +213,7 @@ const METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** What node's client refuses in a request target. */
 const INVALID_PATH = /[^\u0021-\u00ff]/;
 
-/** The kept-alive connections to services, by host and port. */
+/** The kept-alive connections to services, by where they go (`endpointKey`). */
 export class UpstreamPool {
   private readonly idle = new Map<string, Connection[]>();
   /** Connections open per service, busy or idle. */
@@ -240,7 +245,7 @@ export class UpstreamPool {
     let head = `${method} ${options.path} HTTP/1.1\r\n`;
     for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
     head += 'connection: keep-alive\r\n\r\n';
-    const key = hostOf(options.target);
+    const key = endpointKey(options.target);
     const exchange = new Exchange(this, key, head, method === 'HEAD', res, options, accept);
     // A client that goes away mid-answer: the service's request is dropped too.
     res.on('close', () => {
@@ -259,7 +264,7 @@ export class UpstreamPool {
   /** A new connection to the target of `options`. */
   connect(key: string, options: ForwardOptions): Connection {
     this.open.set(key, (this.open.get(key) ?? 0) + 1);
-    return new Connection(this, key, options.target.host, options.target.port);
+    return new Connection(this, key, options.target.endpoint);
   }
 
   /** A request waiting for a connection whose client went away. */

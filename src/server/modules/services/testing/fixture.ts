@@ -87,9 +87,14 @@ const wsModule = createRequire(import.meta.url).resolve('ws');
  * A Node service: answers every request with what it received (method, url, headers, body),
  * `/redirect` with a 302, `/stream` in three slow chunks, `/break` with half an answer and a
  * reset connection, and echoes WebSocket messages.
- * `frontMatter` is placed after the shebang as given.
+ * `frontMatter` is placed after the shebang as given; with `listenWhen`, it listens only once
+ * that file exists in its working directory.
  */
-export function echoService(frontMatter: string): string {
+export function echoService(frontMatter: string, options: { listenWhen?: string } = {}): string {
+  const listen = options.listenWhen
+    ? `const wait = () => (require('node:fs').existsSync(${JSON.stringify(options.listenWhen)}) ? listen() : setTimeout(wait, 20));
+wait();`
+    : 'listen();';
   return `#!/usr/bin/env node
 ${frontMatter}
 const http = require('node:http');
@@ -121,7 +126,8 @@ sockets.on('connection', (ws, req) => {
   ws.send('hello ' + req.url + ' cookie=' + (req.headers.cookie || ''));
   ws.on('message', (data) => ws.send('echo:' + data));
 });
-server.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening on ' + process.env.PORT));
+const listen = () => server.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening on ' + process.env.PORT));
+${listen}
 `;
 }
 
