@@ -2,6 +2,7 @@ import { chmod, chown } from 'node:fs/promises';
 import type { Server, Socket } from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../../../lib/logger.js';
+import { createNetworkPolicy } from '../../../lib/network-policy.js';
 import {
   type AddressPolicy,
   type DenyReason,
@@ -13,6 +14,15 @@ import {
 } from './egress-dial.js';
 import { createHttpProxyServer } from './http-proxy.js';
 import { createSocks5Server } from './socks5-proxy.js';
+
+/**
+ * The address policy of sandbox egress: public addresses only, but for the hosts the operator lists
+ * in AUTOCODER_ALLOWED_HOSTS (an internal registry mirror). Unlike the server's own policy, a
+ * server on loopback gets no leniency: there the sandbox would reach the operator's own machine.
+ */
+export function egressAddressPolicy(allowedHosts: readonly string[]): AddressPolicy {
+  return createNetworkPolicy({ serverOnLoopback: false, allowedHosts });
+}
 
 export interface EgressLimits {
   /** Largest HTTP request head, in bytes (431 past it). */

@@ -4,9 +4,13 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createNetworkPolicy } from '../../../lib/network-policy.js';
 import type { ResolvedAddress } from './egress-dial.js';
-import { createEgressProxy, type EgressLimits, type EgressProxy } from './egress-proxy.js';
+import {
+  createEgressProxy,
+  type EgressLimits,
+  type EgressProxy,
+  egressAddressPolicy,
+} from './egress-proxy.js';
 import { allowListPredicate, parseAllowList } from './host-allow-list.js';
 
 /** Test-only: the names the proxies resolve, and what to. */
@@ -41,7 +45,7 @@ export async function startTestProxy(limits: Partial<EgressLimits> = {}) {
   const proxy: EgressProxy = await createEgressProxy({
     socketDir: dir,
     allow: allowListPredicate(parseAllowList(TEST_ALLOW_LIST).patterns),
-    policy: createNetworkPolicy({ serverOnLoopback: false, allowedHosts: ['allowed.test', 'refused.test'] }),
+    policy: egressAddressPolicy(['allowed.test', 'refused.test']),
     lookup: async (host): Promise<ResolvedAddress[]> => {
       lookups.push(host);
       const found = TEST_DNS[host];
