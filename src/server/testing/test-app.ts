@@ -6,7 +6,7 @@ import type { Database } from '../db/client.js';
 import type { AppDeps } from '../deps.js';
 import { LOOPBACK_NAMES } from '../http/host-check.js';
 import { createLogger } from '../lib/logger.js';
-import { createMemoryRateLimitStore, type RateLimits } from '../lib/rate-limit.js';
+import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS, type RateLimits } from '../lib/rate-limit.js';
 import { createSandbox, type Sandbox } from '../modules/sandbox/sandbox.js';
 import { type SandboxMode, sandboxConfig } from '../modules/sandbox/sandbox-mode.js';
 import { createRuntime, type RuntimeOptions } from '../runtime.js';
@@ -14,8 +14,9 @@ import { openTestDatabase } from './test-db.js';
 
 /** Limits high enough that a test suite registering many users never meets them. */
 export const RELAXED_LIMITS: RateLimits = {
+  ...DEFAULT_RATE_LIMITS,
   perIp: { max: 100_000, windowMs: 60_000 },
-  failedLoginsPerEmail: { max: 10, windowMs: 15 * 60_000 },
+  failedLoginsPerAddress: { max: 100_000, windowMs: 60_000 },
 };
 
 export interface TestApp {

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { MeResponse } from '@/contracts/auth.js';
 import type { AppDeps, AppEnv, SessionUser } from '@/server/deps.js';
-import { isHttps } from '@/server/http/client-ip.js';
+import { clientIp, isHttps } from '@/server/http/client-ip.js';
 import { limitPerIp, SESSION_COOKIE } from '@/server/http/middleware.js';
 import {
   apiRoute,
@@ -96,7 +96,7 @@ export function authRoutes(deps: AppDeps) {
       return c.json({ user: publicUser(session.user) }, 201);
     })
     .openapi(runningFirst(loginRoute, limited), async (c) => {
-      const session = await login(deps, c.req.valid('json'));
+      const session = await login(deps, c.req.valid('json'), clientIp(c, deps.trustProxy));
       setSessionCookie(c, session);
       return c.json({ user: publicUser(session.user) }, 200);
     })

@@ -10,6 +10,7 @@ import { sha256Hex } from '@/server/lib/sha256.js';
 import type { SseHub } from '../events/sse-hub.js';
 import { createWithFirstProject, type ProjectsDeps } from '../projects/projects.js';
 import { deleteSession, findSessionUser, findUserByEmail, insertSession, insertUser } from './auth.repo.js';
+import { admitLogin } from './login-guard.js';
 
 /** What sign-up, sign-in and sessions need from outside (registration creates the first project); `AppDeps` provides it. */
 export interface AuthDeps extends ProjectsDeps {
@@ -77,28 +78,22 @@ const emailTaken = () => new AppError('EMAIL_TAKEN', 'An account with this email
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
 
 /**
- * Checks credentials. Every failure — unknown email, wrong password, malformed input —
- * is the same 401. Each attempt counts against the email's limit before the password is
- * verified (one atomic increment), so parallel guesses cannot all slip under it; a success
- * clears the count.
+ * Checks credentials sent from `address` (the client's, as the rate limits see it). Every failure
+ * — unknown email, wrong password, malformed input — is the same 401; an attempt the login guard
+ * refuses (`admitLogin`: too many failures from this address) is a 429 before any password is checked.
  */
-export async function login(deps: AuthDeps, input: LoginInput): Promise<IssuedSession> {
-  const limit = deps.rateLimits.failedLoginsPerEmail;
-  const key = `login-fail:${input.email}`;
-  const now = deps.now();
-  const attempts = await deps.rateLimitStore.hit(key, limit.windowMs, now);
-  if (attempts.count > limit.max) {
-    throw new AppError('RATE_LIMITED', 'Too many failed sign-in attempts. Try again later.', {
-      retryAfter: Math.max(1, Math.ceil((attempts.resetAt - now) / 1000)),
-    });
-  }
+export async function login(deps: AuthDeps, input: LoginInput, address: string): Promise<IssuedSession> {
+  const attempt = await admitLogin(deps, input.email, address);
   const user = input.email ? await findUserByEmail(deps.db, input.email) : null;
   dummyHash ??= hashPassword(randomUUID());
   const ok = user
     ? await verify(user.passwordHash, input.password)
     : await verify(await dummyHash, input.password).then(() => false);
-  if (!user || !ok) throw invalidCredentials();
-  await deps.rateLimitStore.reset(key);
+  if (!user || !ok) {
+    await attempt.failed();
+    throw invalidCredentials();
+  }
+  await attempt.succeeded();
   return issueSession(deps, { id: user.id, email: user.email, createdAt: user.createdAt });
 }
 
