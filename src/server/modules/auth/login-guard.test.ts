@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS, type RateLimitStore } from '@/server/lib/rate-limit.js';
 import { closeRateLimitStores, RATE_LIMIT_STORES } from '@/server/testing/rate-limit-stores.js';
 import { createTestApp, type TestApp, TestClient } from '@/server/testing/test-app.js';
+import { guardedAddress } from './login-guard.js';
 
 /*
  * Over the real app, with both stores and the app's movable clock: addresses are told apart by
@@ -52,6 +53,18 @@ async function registered(t: TestApp, email: string) {
   expect(res.status).toBe(201);
   return email;
 }
+
+describe('guardedAddress', () => {
+  it('counts an IPv6 client by its /64 and an IPv4 one by its address', () => {
+    expect(guardedAddress('2001:db8:1:2::a')).toBe('2001:db8:1:2::/64');
+    expect(guardedAddress('2001:0db8:0001:0002:ffff:1:2:3')).toBe('2001:db8:1:2::/64');
+    expect(guardedAddress('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(guardedAddress('[fe80::1%eth0]')).toBe('fe80:0:0:0::/64');
+    expect(guardedAddress('::ffff:203.0.113.9')).toBe('203.0.113.9');
+    expect(guardedAddress('203.0.113.9')).toBe('203.0.113.9');
+    expect(guardedAddress('in-process')).toBe('in-process');
+  });
+});
 
 const retryAfter = (res: { headers: Headers }) => Number(res.headers.get('retry-after'));
 
@@ -111,6 +124,20 @@ describe.each(RATE_LIMIT_STORES)('login guard, %s store', (_name, available, mak
       const refused = await signIn(t, A, carol, 'typo-once-more');
       expect(refused.status).toBe(429);
       expect(retryAfter(refused)).toBe(30);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it.skipIf(!available)('counts every address of one IPv6 /64 as one address', async () => {
+    const t = await appWith(makeStore());
+    try {
+      const gina = await registered(t, 'gina@example.com');
+      for (let i = 0; i < 5; i++) {
+        expect((await signIn(t, `2001:db8:7:7::${i + 1}`, gina, `guess-${i}`)).status).toBe(401);
+      }
+      expect((await signIn(t, '2001:db8:7:7:ffff::99', gina, 'guess-5')).status).toBe(429);
+      expect((await signIn(t, '2001:db8:7:8::1', gina, PASSWORD)).status).toBe(200);
     } finally {
       await t.close();
     }

@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import { AppError } from '@/server/lib/errors.js';
 import type { RateLimitStore, RateLimits } from '@/server/lib/rate-limit.js';
 import { sha256Hex } from '@/server/lib/sha256.js';
@@ -44,11 +45,12 @@ export async function admitLogin(
 ): Promise<AdmittedLogin> {
   const { rateLimitStore: store, rateLimits: limits } = deps;
   const now = deps.now();
+  const from = guardedAddress(address);
   // Emails stay out of the store's keys.
   const account = sha256Hex(email);
-  const addressKey = `login-fail:address:${address}`;
+  const addressKey = `login-fail:address:${from}`;
   const accountKey = `login-fail:account:${account}`;
-  const pairKey = `login-fail:pair:${account}:${address}`;
+  const pairKey = `login-fail:pair:${account}:${from}`;
 
   const byAddress = await store.hit(addressKey, limits.failedLoginsPerAddress.windowMs, now);
   if (byAddress.count > limits.failedLoginsPerAddress.max) throw tooMany(byAddress.resetAt, now);
@@ -75,4 +77,25 @@ export function accountGap(failures: number, limits: Pick<RateLimits, 'accountBa
   const { after, baseMs, maxMs } = limits.accountBackoff;
   if (failures < after) return 0;
   return Math.min(maxMs, baseMs * 2 ** Math.min(Math.floor((failures - after) / after), 40));
+}
+
+/**
+ * What the guard counts an address as: an IPv4 address (an IPv4-mapped IPv6 one included) as
+ * itself, an IPv6 address as its /64, since one client commonly holds a whole /64 and could
+ * otherwise start afresh from each of its addresses.
+ */
+export function guardedAddress(address: string): string {
+  const bare = address.replace(/^\[|\]$/g, '').split('%')[0] ?? '';
+  if (!isIPv6(bare)) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)?.[1];
+  if (mapped) return mapped;
+  const [head = '', tail] = bare.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups =
+    tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }
