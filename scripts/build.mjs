@@ -44,6 +44,11 @@ export async function build({ quiet = false } = {}) {
     path.join(root, 'src/server/modules/git-http/hooks/pre-receive'),
     path.join(root, 'dist/server/git-hooks/pre-receive'),
   );
+  // And the network bridge a sandbox runs when the host has no socat (see src/server/modules/sandbox/egress/bridge.ts).
+  await copyFile(
+    path.join(root, 'src/server/modules/sandbox/egress/bridge-process.mjs'),
+    path.join(root, 'dist/server/bridge-process.mjs'),
+  );
   // And the JS/TS import parser of the graph (see src/server/modules/graph/js-imports.ts).
   await copyFile(
     path.join(root, 'src/server/modules/graph/parser-process.mjs'),

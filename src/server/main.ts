@@ -5,8 +5,7 @@ import { loadEnv } from './env.js';
 import { builtPath } from './lib/built-path.js';
 import { createLogger } from './lib/logger.js';
 import { isLoopbackHost } from './lib/network-policy.js';
-import { createSandbox } from './modules/sandbox/sandbox.js';
-import { sandboxConfig } from './modules/sandbox/sandbox-mode.js';
+import { setUpSandbox } from './modules/sandbox/sandbox-setup.js';
 
 /*
  * `node dist/server/main.js`: the settings, the sandbox, then the database. The rest of the server
@@ -18,15 +17,20 @@ async function main() {
   const logger = createLogger(env.logLevel);
   await mkdir(env.dataDir, { recursive: true });
   // Chosen before anything starts: AUTOCODER_SANDBOX=bwrap without bwrap installed stops the server here.
-  const sandbox = createSandbox(
-    sandboxConfig({
+  const sandbox = await setUpSandbox(
+    {
       requested: env.sandboxMode,
       host: env.host,
       path: env.path,
       dataDir: env.dataDir,
       user: env.sandboxUser,
       tmpBytes: env.sandboxTmpBytes,
-    }),
+      allowedHosts: env.sandboxAllowedHosts,
+      privateHosts: env.allowedHosts,
+      limitsMode: env.sandboxLimitsMode,
+      limits: env.sandboxLimits,
+    },
+    logger,
   );
   if (sandbox.mode === 'host' && !isLoopbackHost(env.host)) {
     logger.warn('AUTOCODER_SANDBOX=host on a server others can reach: repository code runs as this user');

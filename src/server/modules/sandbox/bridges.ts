@@ -42,6 +42,9 @@ function procNetListening(port: number): string {
   return `0100007F:${hex} 00000000:0000 0A`;
 }
 
+/** Connections one bridge carries at once: each is a socat process of the sandbox's own, under its process limit. */
+const MAX_CHILDREN = 128;
+
 /** How many 5 ms waits the prelude allows its listeners to come up (2 s) before it goes on anyway. */
 const READY_TRIES = 400;
 
@@ -56,13 +59,13 @@ export function withBridges(plan: BridgePlan, argv: readonly string[]): string[]
   const lines: string[] = [];
   for (const { port, socket } of plan.listeners) {
     lines.push(
-      `(${socat} TCP4-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${quote(socket)} </dev/null >/dev/null 2>&1 &)`,
+      `(${socat} TCP4-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr,max-children=${MAX_CHILDREN} UNIX-CONNECT:${quote(socket)} </dev/null >/dev/null 2>&1 &)`,
     );
   }
   for (const { socket, host, port } of plan.exposed) {
     const target = host === '::1' ? `TCP6:[::1]:${port}` : `TCP4:127.0.0.1:${port}`;
     lines.push(
-      `(${socat} UNIX-LISTEN:${quote(socket)},fork,unlink-early,mode=600 ${target} </dev/null >/dev/null 2>&1 &)`,
+      `(${socat} UNIX-LISTEN:${quote(socket)},fork,unlink-early,mode=600,max-children=${MAX_CHILDREN} ${target} </dev/null >/dev/null 2>&1 &)`,
     );
   }
   for (const { port } of plan.listeners) {

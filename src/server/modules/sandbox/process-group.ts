@@ -15,6 +15,8 @@ export interface Exit {
   signal: NodeJS.Signals | null;
   /** The process could not be started (e.g. the program does not exist). */
   error?: string;
+  /** A limit of the sandbox ended it (`memory limit 2048 MB reached`). */
+  limit?: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,8 @@ import { StringDecoder } from 'node:string_decoder';
 import type { HostPattern } from '@/contracts/sandbox-hosts.js';
 import { AppError } from '@/server/lib/errors.js';
 import { launchBwrap, type SandboxNetwork } from './bwrap-launch.js';
+import { cgroupEntryArgv, createSandboxCgroup, type SandboxLimits } from './cgroups.js';
+import type { AvailableCgroups } from './cgroups-probe.js';
 import { OutputTail } from './output-tail.js';
 import { type Exit, stopGroup, watchGroup } from './process-group.js';
 import { sandboxEnv } from './sandbox-env.js';
@@ -40,6 +43,13 @@ export interface SandboxConfig {
   tmpBytes?: number | undefined;
   /** What sandboxed processes may reach through the egress proxies (bwrap mode); unset: nothing. */
   network?: SandboxNetwork | undefined;
+  /** Each process runs in a cgroup of its own with these limits (cgroups.ts); unset: no limits. */
+  limits?: { cgroups: AvailableCgroups; limits: SandboxLimits } | undefined;
+  /**
+   * Why repository code may not run at all on this server (no cgroups on a server others can reach,
+   * and the operator did not choose AUTOCODER_SANDBOX_LIMITS=none): every spawn is refused with it.
+   */
+  refused?: string | undefined;
 }
 
 const DEFAULT_TMP_BYTES = 1024 * 1024 * 1024;
@@ -91,6 +101,8 @@ export interface RunResult {
   durationMs: number;
   /** The last 4 KB of stdout and stderr together, as they arrived. */
   tail: string;
+  /** A limit of the sandbox ended it: `memory limit 2048 MB reached`, `process limit 512 reached`. */
+  limit?: string | undefined;
 }
 
 /** A process running in the sandbox, for callers that keep one alive (services). */
@@ -144,6 +156,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
         'Running repository code is disabled on this server (AUTOCODER_SANDBOX=off)',
       );
     }
+    if (config.refused) throw new AppError('SANDBOX_DISABLED', config.refused);
     const [program, ...args] = options.command;
     if (!program) throw new Error('an empty command cannot run');
     const worktree = await realpath(options.cwd);
@@ -154,6 +167,14 @@ export function createSandbox(config: SandboxConfig): Sandbox {
     /** Exposed port → the Unix socket of its bridge, per loopback address (bwrap mode). */
     let bridged = new Map<string, string>();
     let release = async () => {};
+    const group = config.limits
+      ? await createSandboxCgroup(
+          config.limits.cgroups,
+          `s-${randomBytes(8).toString('hex')}`,
+          config.limits.limits,
+        )
+      : null;
+    const wrap = group ? (argv: string[]) => cgroupEntryArgv(group.procsFiles, argv) : undefined;
     try {
       if (config.mode === 'bwrap') {
         if (!config.bwrapPath) throw new Error('bwrap mode without a bwrap program');
@@ -178,6 +199,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
             readOnlyPaths: options.readOnlyPaths,
             expose: options.expose,
             allowedHosts: options.allowedHosts,
+            wrap,
           },
         );
         child = launch.child;
@@ -191,7 +213,8 @@ export function createSandbox(config: SandboxConfig): Sandbox {
           extra: options.env,
           user: options.userEnv,
         });
-        child = spawn(program, args, {
+        const [first, ...rest] = wrap ? wrap([program, ...args]) : [program, ...args];
+        child = spawn(first as string, rest, {
           cwd: worktree,
           env,
           detached: true,
@@ -199,14 +222,25 @@ export function createSandbox(config: SandboxConfig): Sandbox {
         });
       }
     } catch (error) {
+      await group?.remove();
       await rm(privateTmp, { recursive: true, force: true });
       throw error;
     }
-    const exited = watchGroup(child).then(async (exit) => {
+    let limit: string | null = null;
+    const unwatch = group?.watch((reason, killed) => {
+      limit = reason;
+      killed.catch(() => {}); // the group is removed below, which kills again and waits
+    });
+    const exited = watchGroup(child).then(async (exit): Promise<Exit> => {
       live.delete(handle);
+      unwatch?.();
+      if (group) {
+        limit ??= await group.outcome().catch(() => null);
+        await group.remove().catch(() => {});
+      }
       await release();
       await rm(privateTmp, { recursive: true, force: true });
-      return exit;
+      return limit ? { ...exit, limit } : exit;
     });
     const handle: SandboxedProcess = {
       child,
@@ -265,12 +299,17 @@ export function createSandbox(config: SandboxConfig): Sandbox {
     try {
       const exit = await proc.exited;
       if (exit.error) tail.push(Buffer.from(`could not start ${options.command[0]}: ${exit.error}\n`));
+      if (exit.limit) {
+        tail.push(Buffer.from(`\n${exit.limit}\n`));
+        options.onOutput?.('stderr', `\n${exit.limit}\n`);
+      }
       return {
         exitCode: timedOut || aborted ? null : exit.exitCode,
         timedOut,
         aborted,
         durationMs: Math.round(performance.now() - started),
         tail: tail.text(),
+        ...(exit.limit ? { limit: exit.limit } : {}),
       };
     } finally {
       clearTimeout(timer);
