@@ -86,8 +86,8 @@ function parseCgiHeaders(text: string): { status: number; headers: Headers } {
 /**
  * One smart-HTTP request answered by `git http-backend` (the CGI git ships; the protocol is git's).
  * No shell; an environment of its own (none of the server's variables or credentials, no global or
- * system git config); the request body streamed in under a cap, the answer streamed out; killed on
- * timeout or when the client goes away.
+ * system git config) and the hardened git configuration; the request body streamed in under a cap,
+ * the answer streamed out; killed on timeout or when the client goes away.
  *
  * Spawned directly rather than through the launcher of lib/spawner.ts: that one returns a
  * command's whole output at its end, and a pack must stream both ways.
