@@ -193,6 +193,25 @@ describe('push policy over /git/<projectId>.git', () => {
     expect(await serverRef(`refs/heads/${branch}`)).toBe(rewritten);
   });
 
+  it('runs our hook and no other, whatever the repository’s config or hooks directory says', async () => {
+    const dir = await clone('planted');
+    const planted = path.join(work, 'planted-ran');
+    await writeFile(path.join(repo, '.git/hooks/post-receive'), `#!/bin/sh\ntouch '${planted}'\n`, {
+      mode: 0o755,
+    });
+    await run('git', ['config', 'core.hooksPath', path.join(repo, '.git/hooks')], { cwd: repo });
+    try {
+      await git(['commit', '--amend', '-qm', 'Rewritten under a planted config'], dir);
+      const stderr = await refusedPush(['--force', 'origin', 'main'], dir);
+      expect(stderr).toContain(' ! [remote rejected] main -> main (protected branch)');
+      await commit(dir, { 'more.md': 'more\n' }, 'More');
+      await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/agent/planted'], dir);
+      expect(await exists(planted)).toBe(false);
+    } finally {
+      await run('git', ['config', '--unset', 'core.hooksPath'], { cwd: repo });
+    }
+  });
+
   it('names only the protected ref when one push also carries an ordinary one', async () => {
     const dir = await clone('mixed');
     await git(['commit', '--amend', '-qm', 'Rewritten again'], dir);
