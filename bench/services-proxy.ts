@@ -17,6 +17,7 @@ import { cpuUsPerRequest, runInterleaved, runPaced } from './lib/interleave.js';
 import type { ScenarioResult } from './lib/load.js';
 import { startMinimalProxy } from './lib/minimal-http-proxy.js';
 import { freePort, makeTempDir, removeTempDir, spawnGroup, waitHealthy } from './lib/processes.js';
+import { getService, serviceAddress } from './lib/service-address.js';
 import { type LatencySummary, round } from './lib/stats.js';
 import { startRelay } from './lib/tcp-relay.js';
 
@@ -107,6 +108,8 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, lim
 
 export async function benchServices(config: ServicesBenchConfig): Promise<ServicesResult> {
   const dataDir = await makeTempDir('autocoder-bench-services-');
+  // The server's TMPDIR, where a sandbox's run directory (and the bridge to its port) is made.
+  const serverTmp = await makeTempDir('autocoder-bench-services-tmp-');
   const port = await freePort();
   const since = performance.now();
   const server = spawnGroup(process.execPath, [...cpuProfileArgs(), 'dist/server/main.js'], root, {
@@ -114,6 +117,7 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     PORT: String(port),
     HOST: '127.0.0.1',
     AUTOCODER_DATA_DIR: dataDir,
+    TMPDIR: serverTmp,
     LOG_LEVEL: 'warn',
     [RATE_LIMIT_ENV]: '1000000',
   });
@@ -162,13 +166,20 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     const start = os.loadavg().map((value) => round(value, 2));
     const get = (targetPort: number, target: string, headers: Record<string, string>) => async () =>
       (await httpRequest(agent, targetPort, 'GET', target, { headers })).status;
-    relay = await startRelay(servicePort);
-    minimal = await startMinimalProxy(servicePort);
+    // Reached as AutoCoder's proxy reaches it (through its sandbox's bridge in bubblewrap), by
+    // direct and the references alike.
+    const service = await serviceAddress(serverTmp, servicePort);
+    relay = await startRelay(service);
+    minimal = await startMinimalProxy(service);
     const names = ['direct', 'preview', 'path', 'relay', 'minimal'] as const;
     // Direct, preview, path, then preview, path, direct…: a change of load during the run, and what
     // one way leaves behind for the next, fall on all three alike (lib/interleave.ts).
     const turns = [
-      { name: 'direct', label: 'GET 127.0.0.1:<service>/', send: get(servicePort, '/', {}) },
+      {
+        name: 'direct',
+        label: service.socketPath ? 'GET <service bridge>/' : 'GET 127.0.0.1:<service>/',
+        send: () => getService(agent, service, '/'),
+      },
       {
         name: 'preview',
         label: 'GET <ws>-svc-bench.localhost/ (cookie)',
@@ -277,5 +288,6 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     await minimal?.spawned.stop();
     await server.stop();
     await removeTempDir(dataDir);
+    await removeTempDir(serverTmp);
   }
 }

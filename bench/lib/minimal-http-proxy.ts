@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { baseEnv } from './common.js';
 import { type Spawned, spawnNodeListening } from './processes.js';
+import { type ServiceAddress, serviceEnv } from './service-address.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -17,13 +18,17 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  */
 const PROXY = `
 const net = require('node:net');
+// The Host the service is sent: the port it listens on, on its side of any bridge.
 const servicePort = Number(process.env.SERVICE_PORT);
+const target = process.env.SERVICE_SOCKET
+  ? { path: process.env.SERVICE_SOCKET }
+  : { port: servicePort, host: '127.0.0.1' };
 const HEAD_END = Buffer.from('\\r\\n\\r\\n');
 const headLines = (data, end) => data.toString('latin1', 0, end).split('\\r\\n');
 const nameOf = (line) => line.slice(0, line.indexOf(':')).toLowerCase();
 const server = net.createServer((client) => {
   client.setNoDelay(true);
-  const service = net.connect({ port: servicePort, host: '127.0.0.1', noDelay: true });
+  const service = net.connect({ ...target, noDelay: true });
   let request = null;
   let answer = null;
   let bodyLeft = 0;
@@ -81,10 +86,7 @@ const server = net.createServer((client) => {
 server.listen(0, '127.0.0.1', () => console.log('MINIMAL_PROXY ' + server.address().port));
 `;
 
-/** Starts the proxy to `servicePort`; its port, and the process (to stop, and to read its CPU). */
-export function startMinimalProxy(servicePort: number): Promise<{ port: number; spawned: Spawned }> {
-  return spawnNodeListening(PROXY, 'MINIMAL_PROXY', root, {
-    ...baseEnv(),
-    SERVICE_PORT: String(servicePort),
-  });
+/** Starts the proxy to the service; its port, and the process (to stop, and to read its CPU). */
+export function startMinimalProxy(service: ServiceAddress): Promise<{ port: number; spawned: Spawned }> {
+  return spawnNodeListening(PROXY, 'MINIMAL_PROXY', root, { ...baseEnv(), ...serviceEnv(service) });
 }

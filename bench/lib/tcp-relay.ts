@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { baseEnv } from './common.js';
 import { type Spawned, spawnNodeListening } from './processes.js';
+import { type ServiceAddress, serviceEnv } from './service-address.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -13,8 +14,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  */
 const RELAY = `
 const net = require('node:net');
+const target = process.env.SERVICE_SOCKET
+  ? { path: process.env.SERVICE_SOCKET }
+  : { port: Number(process.env.SERVICE_PORT), host: '127.0.0.1' };
 const server = net.createServer((client) => {
-  const service = net.connect(Number(process.env.SERVICE_PORT), '127.0.0.1');
+  const service = net.connect(target);
   client.setNoDelay(true);
   service.setNoDelay(true);
   client.pipe(service).pipe(client);
@@ -24,7 +28,7 @@ const server = net.createServer((client) => {
 server.listen(0, '127.0.0.1', () => console.log('RELAY ' + server.address().port));
 `;
 
-/** Starts a relay to `servicePort`; its port, and the process (to stop, and to read its CPU). */
-export function startRelay(servicePort: number): Promise<{ port: number; spawned: Spawned }> {
-  return spawnNodeListening(RELAY, 'RELAY', root, { ...baseEnv(), SERVICE_PORT: String(servicePort) });
+/** Starts a relay to the service; its port, and the process (to stop, and to read its CPU). */
+export function startRelay(service: ServiceAddress): Promise<{ port: number; spawned: Spawned }> {
+  return spawnNodeListening(RELAY, 'RELAY', root, { ...baseEnv(), ...serviceEnv(service) });
 }
