@@ -7,7 +7,7 @@ import type { Logger } from '@/server/lib/logger.js';
 import { type ExposedPort, type InsideListener, withBridges } from './bridges.js';
 import { BWRAP_SECCOMP_FD, type BwrapLayout, bwrapArgs } from './bwrap-args.js';
 import { INSIDE_PROXY_PORTS, nodeBridgeArgv, proxyEnv } from './egress/bridge.js';
-import type { AddressPolicy, EgressLookup } from './egress/egress-dial.js';
+import type { AddressPolicy, DenyReason, EgressLookup } from './egress/egress-dial.js';
 import { createEgressProxy, type EgressProxy } from './egress/egress-proxy.js';
 import { allowListPredicate, narrowAllowList } from './egress/host-allow-list.js';
 import { handOver } from './hand-over.js';
@@ -85,7 +85,12 @@ export interface BwrapLaunch {
   bridged: Map<string, string>;
   /** Stops what the launch started besides the process (the egress proxies). */
   release(): Promise<void>;
+  /** What to tell a person whose command failed: no network at all, or the hosts the proxies refused. */
+  networkNote(): string | null;
 }
+
+/** Refusals kept for the note, per process. */
+const MAX_NOTED_DENIALS = 5;
 
 /**
  * The outermost directory on the way to `dir` (itself included) that others may not enter, or `dir`.
@@ -121,6 +126,7 @@ export async function existing(candidates: readonly string[]): Promise<{ dirs: s
 async function startEgress(
   context: BwrapContext,
   request: BwrapRequest,
+  onDenied: (host: string, port: number, reason: DenyReason) => void,
 ): Promise<{ proxy: EgressProxy; listeners: InsideListener[] } | null> {
   const network = context.network;
   if (!network || network.allowList.length === 0) return null;
@@ -133,6 +139,7 @@ async function startEgress(
     lookup: network.lookup,
     logger: network.logger,
     socketOwner: context.dropTo,
+    onDenied,
   });
   return {
     proxy,
@@ -172,7 +179,10 @@ export async function launchBwrap(context: BwrapContext, request: BwrapRequest):
     await handOver(worktree, dropTo);
     await chown(runDir, dropTo.uid, dropTo.gid);
   }
-  const egress = await startEgress(context, request);
+  const denied = new Map<string, DenyReason>();
+  const egress = await startEgress(context, request, (host, port, reason) => {
+    if (denied.size < MAX_NOTED_DENIALS) denied.set(`${host}:${port}`, reason);
+  });
   try {
     const env = sandboxEnv({
       path: context.path,
@@ -221,6 +231,17 @@ export async function launchBwrap(context: BwrapContext, request: BwrapRequest):
       bridged,
       release: async () => {
         await egress?.proxy.close();
+      },
+      networkNote() {
+        if (!egress) {
+          return "note: this sandbox has no network: AUTOCODER_SANDBOX_ALLOWED_HOSTS (or the project's list within it) admits no host (docs/sandbox.md)";
+        }
+        if (denied.size === 0) return null;
+        const hosts = [...denied].map(
+          ([target, reason]) =>
+            `${target} (${reason === 'not-allowed' ? "not on the sandbox's allow-list" : 'resolves to a loopback or private address'})`,
+        );
+        return `note: the sandbox's network refused ${hosts.join(', ')}`;
       },
     };
   } catch (error) {

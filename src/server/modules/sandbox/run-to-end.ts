@@ -54,6 +54,11 @@ export async function runToEnd(
   try {
     const exit = await proc.exited;
     if (exit.error) tail.push(Buffer.from(`could not start ${options.command[0]}: ${exit.error}\n`));
+    const note = exit.exitCode !== 0 && !aborted ? (proc.networkNote?.() ?? null) : null;
+    if (note) {
+      tail.push(Buffer.from(`\n${note}\n`));
+      options.onOutput?.('stderr', `\n${note}\n`);
+    }
     if (exit.limit) {
       tail.push(Buffer.from(`\n${exit.limit}\n`));
       options.onOutput?.('stderr', `\n${exit.limit}\n`);

@@ -116,6 +116,11 @@ export interface SandboxedProcess {
    * where the sandbox shares the host's network (host mode).
    */
   endpoint(port: number, host: '127.0.0.1' | '::1'): Endpoint;
+  /**
+   * For a command that failed: that its sandbox had no network, or which hosts the egress proxies
+   * refused it; null when there is nothing to say (or in host mode).
+   */
+  networkNote?(): string | null;
 }
 
 export interface Sandbox {
@@ -164,6 +169,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
     /** Exposed port → the Unix socket of its bridge, per loopback address (bwrap mode). */
     let bridged = new Map<string, string>();
     let release = async () => {};
+    let networkNote = (): string | null => null;
     const group = config.limits
       ? await createSandboxCgroup(
           config.limits.cgroups,
@@ -203,6 +209,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
         inner = launch.inner;
         bridged = launch.bridged;
         release = launch.release;
+        networkNote = launch.networkNote;
       } else {
         const env = sandboxEnv({
           path: config.path,
@@ -243,6 +250,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
       child,
       exited,
       stop: (grace = graceMs) => stopGroup(child, exited, grace, inner),
+      networkNote: () => networkNote(),
       endpoint(port, host) {
         if (config.mode !== 'bwrap') return { host, port };
         const socketPath = bridged.get(`${host} ${port}`);
