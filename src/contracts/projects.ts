@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cleanString } from './common.js';
+import { sandboxAllowedHostsSchema } from './sandbox-hosts.js';
 import { serviceEnvSchema } from './services.js';
 
 const projectName = cleanString().min(1, 'Name is required').max(100, 'Name must be at most 100 characters');
@@ -63,9 +64,15 @@ export const updateProjectSchema = z
       .optional(),
     /** Environment variables of the project's services (the whole set: it replaces the previous one). */
     serviceEnv: serviceEnvSchema.optional(),
+    /**
+     * Hosts the project's checks and services may reach, within the operator's list; null: the
+     * operator's whole list; []: no network.
+     */
+    sandboxAllowedHosts: sandboxAllowedHostsSchema.nullable().optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'Give at least one of name, checkCommand, checkTimeoutSeconds, taskTokenBudget, serviceEnv',
+    message:
+      'Give at least one of name, checkCommand, checkTimeoutSeconds, taskTokenBudget, serviceEnv, sandboxAllowedHosts',
   });
 
 export const filePathQuerySchema = z.strictObject({ path: z.string().min(1).max(4096) });
@@ -94,6 +101,11 @@ export interface Project {
   taskTokenBudget: number | null;
   /** Environment variables the project's services get (issue 10); the owner's own values. */
   serviceEnv: Record<string, string>;
+  /**
+   * Hosts the project's sandboxes (checks, services) may reach, within the operator's
+   * AUTOCODER_SANDBOX_ALLOWED_HOSTS; null: the operator's whole list; []: no network.
+   */
+  sandboxAllowedHosts: string[] | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -81,6 +81,11 @@ export const projects = pgTable(
     checkTimeoutSeconds: integer('check_timeout_seconds').notNull().default(300),
     /** Environment variables of the project's services (issue 10): the owner's own values. */
     serviceEnv: jsonb('service_env').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+    /**
+     * Hosts the project's sandboxes may reach, within the operator's AUTOCODER_SANDBOX_ALLOWED_HOSTS
+     * (canonical entries); null: the operator's whole list.
+     */
+    sandboxAllowedHosts: jsonb('sandbox_allowed_hosts').$type<string[]>(),
     /** Tokens (input + output, all runs) each task may spend; null: no budget. */
     taskTokenBudget: integer('task_token_budget'),
     /**

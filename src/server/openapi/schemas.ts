@@ -103,6 +103,10 @@ export const ProjectSchema: z.ZodType<Project> = z
     serviceEnv: z
       .record(z.string(), z.string())
       .openapi({ description: 'Environment variables of the project’s services' }),
+    sandboxAllowedHosts: z.array(z.string()).nullable().openapi({
+      description:
+        'Hosts the project’s sandboxes may reach, within the operator’s AUTOCODER_SANDBOX_ALLOWED_HOSTS; null: the operator’s list; []: none',
+    }),
     createdAt: isoDate(),
     updatedAt: isoDate(),
   })

@@ -44,7 +44,7 @@ export async function insertProject(db: Db, values: typeof projects.$inferInsert
 }
 
 export type ProjectSettings = Partial<
-  Pick<ProjectRow, 'name' | 'checkCommand' | 'checkTimeoutSeconds' | 'taskTokenBudget' | 'serviceEnv'>
+  Pick<ProjectRow, 'name' | 'checkCommand' | 'checkTimeoutSeconds' | 'taskTokenBudget' | 'serviceEnv' | 'sandboxAllowedHosts'>
 >;
 
 export async function updateProjectSettings(

@@ -60,6 +60,7 @@ export function toProject(row: ProjectRow): Project {
     checkTimeoutSeconds: row.checkTimeoutSeconds,
     taskTokenBudget: row.taskTokenBudget,
     serviceEnv: row.serviceEnv,
+    sandboxAllowedHosts: row.sandboxAllowedHosts ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -20,6 +20,7 @@ const project: Project = {
   checkCommand: null,
   taskTokenBudget: null,
   serviceEnv: {},
+  sandboxAllowedHosts: null,
   checkTimeoutSeconds: 600,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',

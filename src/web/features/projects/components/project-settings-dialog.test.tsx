@@ -15,6 +15,7 @@ const project: Project = {
   checkTimeoutSeconds: 300,
   taskTokenBudget: 200_000,
   serviceEnv: {},
+  sandboxAllowedHosts: null,
   createdAt: '2026-11-01T10:00:00.000Z',
   updatedAt: '2026-11-01T10:00:00.000Z',
 };

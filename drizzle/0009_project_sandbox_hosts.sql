@@ -1,0 +1,1 @@
+ALTER TABLE "projects" ADD COLUMN "sandbox_allowed_hosts" jsonb;
