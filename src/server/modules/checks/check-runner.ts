@@ -18,6 +18,8 @@ export interface CheckSettings {
   command: string;
   /** The check is stopped, and fails, after this many seconds (`checkTimeoutSeconds`). */
   timeoutSeconds: number;
+  /** The project's network allow-list (`sandboxAllowedHosts`); null or absent: the operator's. */
+  allowedHosts?: readonly string[] | null;
 }
 
 /** What the check runner needs of the sandbox: running a process to its end. */
@@ -93,6 +95,7 @@ export async function runCheck(options: RunCheckOptions): Promise<CheckResultDat
       timeoutMs: options.check.timeoutSeconds * 1000,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.readOnlyPaths ? { readOnlyPaths: options.readOnlyPaths } : {}),
+      allowedHosts: options.check.allowedHosts ?? null,
       onOutput,
     });
     flush();

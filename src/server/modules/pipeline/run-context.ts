@@ -78,7 +78,11 @@ export function buildRunContext(
     repoPath: found.project.repoPath,
     defaultBranch: found.project.defaultBranch,
     check: found.project.checkCommand
-      ? { command: found.project.checkCommand, timeoutSeconds: found.project.checkTimeoutSeconds }
+      ? {
+          command: found.project.checkCommand,
+          timeoutSeconds: found.project.checkTimeoutSeconds,
+          allowedHosts: found.project.sandboxAllowedHosts ?? null,
+        }
       : null,
     worktreePath: row.worktreePath ?? run.worktreePath,
     branch: row.branch ?? branchName(found.task.title, row.id.slice(0, 8)),

@@ -44,7 +44,10 @@ export async function insertProject(db: Db, values: typeof projects.$inferInsert
 }
 
 export type ProjectSettings = Partial<
-  Pick<ProjectRow, 'name' | 'checkCommand' | 'checkTimeoutSeconds' | 'taskTokenBudget' | 'serviceEnv' | 'sandboxAllowedHosts'>
+  Pick<
+    ProjectRow,
+    'name' | 'checkCommand' | 'checkTimeoutSeconds' | 'taskTokenBudget' | 'serviceEnv' | 'sandboxAllowedHosts'
+  >
 >;
 
 export async function updateProjectSettings(

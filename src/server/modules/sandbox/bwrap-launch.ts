@@ -9,7 +9,7 @@ import { BWRAP_SECCOMP_FD, type BwrapLayout, bwrapArgs } from './bwrap-args.js';
 import { INSIDE_PROXY_PORTS, nodeBridgeArgv, proxyEnv } from './egress/bridge.js';
 import type { AddressPolicy, DenyReason, EgressLookup } from './egress/egress-dial.js';
 import { createEgressProxy, type EgressProxy } from './egress/egress-proxy.js';
-import { allowListPredicate, narrowAllowList } from './egress/host-allow-list.js';
+import { allowListPredicate, narrowAllowList, parseAllowList } from './egress/host-allow-list.js';
 import { handOver } from './hand-over.js';
 import { sandboxInitPid } from './process-group.js';
 import { sandboxEnv } from './sandbox-env.js';
@@ -71,8 +71,8 @@ export interface BwrapRequest {
   userEnv?: Record<string, string> | undefined;
   readOnlyPaths?: readonly string[] | undefined;
   expose?: readonly number[] | undefined;
-  /** The project's own allow-list; undefined: the operator's. */
-  allowedHosts?: readonly HostPattern[] | undefined;
+  /** The project's own allow-list; undefined or null: the operator's. */
+  allowedHosts?: readonly string[] | null | undefined;
   /** Wraps the final argv (the cgroup's entry). */
   wrap?: ((argv: string[]) => string[]) | undefined;
 }
@@ -130,7 +130,8 @@ async function startEgress(
 ): Promise<{ proxy: EgressProxy; listeners: InsideListener[] } | null> {
   const network = context.network;
   if (!network || network.allowList.length === 0) return null;
-  const list = narrowAllowList(network.allowList, request.allowedHosts);
+  const own = request.allowedHosts ? parseAllowList(request.allowedHosts).patterns : undefined;
+  const list = narrowAllowList(network.allowList, own);
   if (list.length === 0) return null;
   const proxy = await createEgressProxy({
     socketDir: request.runDir,

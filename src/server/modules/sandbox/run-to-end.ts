@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { OutputTail } from './output-tail.js';
-import type { OutputStream, RunOptions, RunResult, SandboxedProcess, SpawnOptions } from './sandbox.js';
+import type { OutputStream, RunOptions, RunResult, SandboxedProcess, SpawnOptions } from './sandbox-types.js';
 
 /** Longest piece of output handed to `onOutput` at once, in characters. */
 export const MAX_OUTPUT_CHUNK = 16_384;

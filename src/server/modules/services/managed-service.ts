@@ -27,6 +27,8 @@ export interface ManagedServiceOptions {
   protocol: 'http' | 'https';
   /** The project's own variables for its services (project settings). */
   userEnv: Record<string, string>;
+  /** The project's network allow-list; null: the operator's. */
+  allowedHosts?: readonly string[] | null;
   /** Visible read-only in the sandbox: the project's git directory a run's worktree points to. */
   readOnlyPaths: readonly string[];
   sandbox: ServiceSandbox;
@@ -110,6 +112,7 @@ export class ManagedService extends EventEmitter<{ output: [ServiceOutputEvent];
         command: [options.definition.file],
         cwd: options.workspaceDir,
         userEnv: options.userEnv,
+        allowedHosts: options.allowedHosts ?? null,
         ...(port !== null ? { env: { PORT: String(port) }, expose: [port] } : {}),
         readOnlyPaths: options.readOnlyPaths,
       });

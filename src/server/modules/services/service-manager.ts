@@ -29,6 +29,8 @@ export interface ServiceWorkspace extends Pick<Workspace, 'id' | 'kind' | 'branc
   userId: string;
   dir: string;
   serviceEnv: Record<string, string>;
+  /** The project's network allow-list; null (or absent): the operator's. */
+  allowedHosts?: readonly string[] | null;
   readOnlyPaths: readonly string[];
 }
 
@@ -148,6 +150,7 @@ export class ServiceManager {
       port,
       protocol: declared?.protocol ?? 'http',
       userEnv: workspace.serviceEnv,
+      allowedHosts: workspace.allowedHosts ?? null,
       readOnlyPaths: workspace.readOnlyPaths,
       sandbox: this.options.sandbox,
       log: new OutputLog(outputFile(this.options.dataDir, workspace.id, serviceId), (error) =>

@@ -65,6 +65,8 @@ export interface WorkspaceRecord {
   repoPath: string;
   defaultBranch: string;
   serviceEnv: Record<string, string>;
+  /** The project's network allow-list for its sandboxes; null: the operator's. */
+  sandboxAllowedHosts: string[] | null;
   runId: string | null;
   taskId: string | null;
   branch: string | null;
@@ -81,6 +83,7 @@ export async function findWorkspaceRecord(db: Db, id: string): Promise<Workspace
       repoPath: projects.repoPath,
       defaultBranch: projects.defaultBranch,
       serviceEnv: projects.serviceEnv,
+      sandboxAllowedHosts: projects.sandboxAllowedHosts,
       runId: workspaces.runId,
       taskId: pipelineRuns.taskId,
       branch: pipelineRuns.branch,

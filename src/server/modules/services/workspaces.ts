@@ -25,6 +25,8 @@ export interface ResolvedWorkspace extends Workspace {
   userId: string;
   /** The project's variables for its services. */
   serviceEnv: Record<string, string>;
+  /** The project's network allow-list for its sandboxes; null: the operator's. */
+  allowedHosts: string[] | null;
   /** Visible read-only in the sandbox: the project's git directory a run's worktree points into. */
   readOnlyPaths: string[];
 }
@@ -112,6 +114,7 @@ export async function resolveWorkspace(
     dir,
     userId: record.userId,
     serviceEnv: record.serviceEnv,
+    allowedHosts: record.sandboxAllowedHosts ?? null,
     readOnlyPaths: record.runId === null ? [] : [path.join(record.repoPath, '.git')],
   };
 }
