@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -85,13 +85,18 @@ async function openPglite(
     await rm(copying, { recursive: true, force: true });
     await rm(dataDir, { recursive: true, force: true });
     await mkdir(path.dirname(dataDir), { recursive: true });
-    await copyTree(templateDir, copying);
-    await rename(copying, dataDir);
-    try {
-      return await open(dataDir);
-    } catch {
-      // A template from another PGlite build: start from an empty directory instead.
-      await rm(dataDir, { recursive: true, force: true });
+    // A template built by another user is that user's alone (PostgreSQL's files are 0600): initdb instead.
+    const uid = process.getuid?.();
+    const readable = uid === undefined || uid === 0 || (await stat(templateDir)).uid === uid;
+    if (readable) {
+      await copyTree(templateDir, copying);
+      await rename(copying, dataDir);
+      try {
+        return await open(dataDir);
+      } catch {
+        // A template from another PGlite build: start from an empty directory instead.
+        await rm(dataDir, { recursive: true, force: true });
+      }
     }
   }
   await mkdir(dataDir, { recursive: true });

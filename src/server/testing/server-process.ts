@@ -21,9 +21,12 @@ export interface ServerProcess {
 export async function startServerProcess(
   env: Record<string, string>,
   timeoutMs = 60_000,
+  /** Run the server as this user (the test runs as root). */
+  as?: { uid: number; gid: number },
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/server/main.ts')], {
     cwd: root,
+    ...(as ? { uid: as.uid, gid: as.gid } : {}),
     // The harness reads the "listening" line, logged at info.
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

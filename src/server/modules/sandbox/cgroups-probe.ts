@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -102,6 +103,8 @@ async function mkdirOnce(dir: string): Promise<void> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
+  // Made by another user earlier (a root server, then this one): a sandbox's group could not go in it.
+  await access(dir, constants.W_OK);
 }
 
 function failure(action: string, error: unknown): { available: false; reason: string } {

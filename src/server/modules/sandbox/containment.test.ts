@@ -1,0 +1,186 @@
+import { execFile } from 'node:child_process';
+import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CheckLogData } from '@/contracts/pipeline.js';
+import { type ServerProcess, startServerProcess } from '@/server/testing/server-process.js';
+import { findBwrap } from './sandbox-mode.js';
+import { probeFacts, probeScript } from './sandbox-probe.js';
+
+const PATH = process.env.PATH ?? '/usr/bin:/bin';
+const run = promisify(execFile);
+const root = process.getuid?.() === 0;
+
+/** A signed-in browser-like client of a real server: a cookie, and the app's own Origin. */
+class Client {
+  private cookie = '';
+  constructor(private readonly base: string) {}
+
+  async request<T>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const res = await fetch(`${this.base}${url}`, {
+      method,
+      headers: {
+        origin: this.base,
+        cookie: this.cookie,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const set = res.headers.get('set-cookie');
+    if (set) this.cookie = set.split(';')[0] ?? '';
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
+  }
+
+  /** The task's pipeline events until one of `until` is seen (the SSE stream replays from the run's start). */
+  async eventsUntil(
+    taskId: string,
+    until: readonly string[],
+  ): Promise<Array<{ type: string; data: unknown }>> {
+    const res = await fetch(`${this.base}/api/sse/${taskId}`, { headers: { cookie: this.cookie } });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const events: Array<{ type: string; data: unknown }> = [];
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return events;
+      buffer += decoder.decode(value, { stream: true });
+      let end = buffer.indexOf('\n\n');
+      while (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const type = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (type && data) events.push({ type, data: JSON.parse(data) });
+        if (type && until.includes(type)) {
+          await reader.cancel();
+          return events;
+        }
+        end = buffer.indexOf('\n\n');
+      }
+    }
+  }
+}
+
+async function signUp(base: string, email: string) {
+  const client = new Client(base);
+  const registered = await client.request('POST', '/api/auth/register', {
+    email,
+    password: 'a-long-password',
+  });
+  expect(registered.status).toBe(201);
+  const projects = await client.request<{ projects: Array<{ id: string }> }>('GET', '/api/projects');
+  const projectId = projects.body.projects[0]?.id as string;
+  return { client, projectId };
+}
+
+/**
+ * A hostile user's check, run through a real server by the pipeline (offline simulator): the probe
+ * of sandbox-probe.ts, plus an attempt to read another user's repository, committed to the user's
+ * repository through the server's own git endpoint and set as the project's check.
+ */
+async function hostileCheck(server: ServerProcess, dataDir: string) {
+  const victim = await signUp(server.url, 'victim@example.com');
+  const attacker = await signUp(server.url, 'attacker@example.com');
+  const token = await attacker.client.request<{ token: string }>('POST', '/api/tokens', { name: 'pusher' });
+  expect(token.status).toBe(201);
+
+  const port = new URL(server.url).port;
+  const victimRepo = path.join(dataDir, 'repos', victim.projectId);
+  const script = [
+    probeScript({ hostPort: Number(port), mountSource: dataDir }),
+    `cat '${victimRepo}/README.md' >/dev/null 2>&1 && echo other-repo=read || echo other-repo=hidden`,
+    `ls '${dataDir}' | grep -q pglite && echo database=seen || echo database=hidden`,
+    'exit 0',
+  ].join('\n');
+  const clone = await mkdtemp(path.join(tmpdir(), 'autocoder-hostile-'));
+  try {
+    const auth = ['-c', `http.extraHeader=Authorization: Bearer ${token.body.token}`];
+    const git = (...args: string[]) =>
+      run('git', ['-c', 'user.name=A', '-c', 'user.email=a@example.com', ...auth, ...args], { cwd: clone });
+    await git('clone', '-q', `${server.url}/git/${attacker.projectId}.git`, '.');
+    await writeFile(path.join(clone, 'probe.sh'), script);
+    await git('add', 'probe.sh');
+    await git('commit', '-q', '-m', 'A check');
+    await git('push', '-q', 'origin', 'HEAD');
+  } finally {
+    await rm(clone, { recursive: true, force: true });
+  }
+  const patched = await attacker.client.request('PATCH', `/api/projects/${attacker.projectId}`, {
+    checkCommand: 'sh probe.sh',
+  });
+  expect(patched.status).toBe(200);
+  const task = await attacker.client.request<{ id: string }>('POST', '/api/tasks', {
+    projectId: attacker.projectId,
+    title: 'Probe the sandbox',
+    description: 'A small change.',
+  });
+  expect(task.status).toBe(201);
+  const started = await attacker.client.request('POST', `/api/tasks/${task.body.id}/start-pipeline`, {
+    provider: 'simulator',
+  });
+  expect(started.status).toBe(202);
+  const events = await attacker.client.eventsUntil(task.body.id, [
+    'check-result',
+    'error',
+    'pipeline-complete',
+  ]);
+  const failure = events.find((event) => event.type === 'error');
+  expect(failure?.data, 'the run failed before its check').toBeUndefined();
+  expect(events.map((event) => event.type)).toContain('check-result');
+  const output = events
+    .filter((event) => event.type === 'check-log')
+    .map((event) => (event.data as CheckLogData).chunk)
+    .join('');
+  return probeFacts(output);
+}
+
+function expectContained(facts: Record<string, string>) {
+  expect(facts.CapEff).toBe('0000000000000000');
+  expect(facts.Seccomp).toBe('2');
+  expect(facts.unshare).toBe('denied');
+  expect(facts.mount).toBe('denied');
+  expect(facts.net).toBe('ECONNREFUSED');
+  expect(facts.listeners).toBe('0');
+  expect(facts['other-repo']).toBe('hidden');
+  expect(facts.database).toBe('hidden');
+}
+
+const variants = [
+  { name: 'as root', as: undefined, when: root },
+  { name: 'as a normal user', as: { uid: 65534, gid: 65534 }, when: root },
+  { name: 'as this user', as: undefined, when: !root },
+];
+
+for (const variant of variants) {
+  describe.skipIf(!findBwrap(PATH) || !variant.when)(
+    `a hostile check through a server started ${variant.name}`,
+    () => {
+      let server: ServerProcess;
+      let dataDir: string;
+
+      beforeAll(async () => {
+        dataDir = await mkdtemp(path.join('/var/tmp', 'autocoder-containment-'));
+        if (variant.as) await chown(dataDir, variant.as.uid, variant.as.gid);
+        server = await startServerProcess(
+          { AUTOCODER_DATA_DIR: dataDir, AUTOCODER_SIMULATOR_DELAY_MS: '0', HOME: '/tmp' },
+          90_000,
+          variant.as,
+        );
+      }, 120_000);
+      afterAll(async () => {
+        await server?.stop();
+        await rm(dataDir, { recursive: true, force: true });
+      });
+
+      it('runs with no capability, no mount, no namespaces, no host network, and sees no other user', async () => {
+        const facts = await hostileCheck(server, dataDir);
+        expectContained(facts);
+        if (root) expect(facts.uid).not.toBe('0');
+      }, 180_000);
+    },
+  );
+}
