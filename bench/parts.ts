@@ -20,6 +20,7 @@ import { benchPipeline } from './pipeline/bench-pipeline.js';
 import { pipelineConfig } from './pipeline/config.js';
 import { pipelineAims, printPipeline } from './pipeline/report.js';
 import type { PipelineDbResult } from './pipeline/result.js';
+import { benchSandbox, printSandbox, sandboxAims, sandboxBenchConfig } from './sandbox.js';
 import { servicesAims } from './services-aims.js';
 import { benchServices, type ServicesResult, servicesConfig } from './services-proxy.js';
 import { printServices } from './services-report.js';
@@ -289,6 +290,24 @@ export const BENCH_PARTS: Record<Part, BenchPart> = {
           printServices(services.result, servicesSettings);
         },
         json: () => ({ services: { config: servicesSettings, ...services.result } }),
+      };
+    },
+  },
+  sandbox: {
+    keys: ['sandbox'],
+    run: async () => {
+      const config = sandboxBenchConfig();
+      console.log(
+        `\n=== Sandbox: the start of a sandboxed \`true\`, ${config.runs} times per configuration, interleaved`,
+      );
+      const result = await benchSandbox(config);
+      return {
+        aims: sandboxAims(result),
+        print: () => {
+          console.log('\n--- Sandbox');
+          printSandbox(result);
+        },
+        json: () => ({ sandbox: { config, ...result } }),
       };
     },
   },

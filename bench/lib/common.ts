@@ -84,7 +84,16 @@ export interface Aim {
   unit: string;
   met: boolean | null;
   /** The bench part that measures it. */
-  part?: 'foundation' | 'pipeline' | 'sse-flood' | 'board' | 'diff' | 'graph' | 'coordination' | 'services';
+  part?:
+    | 'foundation'
+    | 'pipeline'
+    | 'sse-flood'
+    | 'board'
+    | 'diff'
+    | 'graph'
+    | 'coordination'
+    | 'services'
+    | 'sandbox';
 }
 
 /**
