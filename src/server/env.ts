@@ -113,6 +113,8 @@ const envSchema = z.object({
   /** A root server runs sandboxed commands as this unprivileged uid (and AUTOCODER_SANDBOX_GID, default the same). */
   AUTOCODER_SANDBOX_UID: z.coerce.number().int().min(1).max(2_147_483_646).default(61000),
   AUTOCODER_SANDBOX_GID: z.coerce.number().int().min(1).max(2_147_483_646).optional(),
+  /** The most a worktree may grow in one step (a check), in MB. */
+  AUTOCODER_SANDBOX_MAX_GROWTH_MB: z.coerce.number().int().min(1).max(1_048_576).default(4096),
   /** Size of a sandbox's private /tmp (a tmpfs), in MB. */
   AUTOCODER_SANDBOX_TMP_MB: z.coerce.number().int().min(16).max(1_048_576).default(1024),
   /** Hosts sandboxed processes may reach through AutoCoder's egress proxies (`,`-separated; unset: no network). */
@@ -175,6 +177,8 @@ export type Env = {
   sandboxUser: { uid: number; gid: number };
   /** Size of a sandbox's private /tmp, in bytes. */
   sandboxTmpBytes: number;
+  /** The most a worktree may grow in one step, in bytes. */
+  sandboxMaxGrowthBytes: number;
   /** AUTOCODER_SANDBOX_ALLOWED_HOSTS: what sandboxed processes may reach (empty: nothing). */
   sandboxAllowedHosts: string[];
 };
@@ -230,6 +234,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
       gid: env.AUTOCODER_SANDBOX_GID ?? env.AUTOCODER_SANDBOX_UID,
     },
     sandboxTmpBytes: env.AUTOCODER_SANDBOX_TMP_MB * 1024 * 1024,
+    sandboxMaxGrowthBytes: env.AUTOCODER_SANDBOX_MAX_GROWTH_MB * 1024 * 1024,
     sandboxAllowedHosts: env.AUTOCODER_SANDBOX_ALLOWED_HOSTS,
   };
 }

@@ -25,6 +25,7 @@ async function main() {
       dataDir: env.dataDir,
       user: env.sandboxUser,
       tmpBytes: env.sandboxTmpBytes,
+      maxGrowthBytes: env.sandboxMaxGrowthBytes,
       allowedHosts: env.sandboxAllowedHosts,
       privateHosts: env.allowedHosts,
       limitsMode: env.sandboxLimitsMode,

@@ -108,7 +108,7 @@ export async function runCheck(options: RunCheckOptions): Promise<CheckResultDat
     const data: CheckResultData = {
       runId,
       exitCode: result.exitCode,
-      passed: result.exitCode === 0 && !result.timedOut && !result.aborted && !nested,
+      passed: result.exitCode === 0 && !result.timedOut && !result.aborted && !result.limit && !nested,
       timedOut: result.timedOut,
       durationMs: result.durationMs,
       tail: nested ? `${result.tail}\n${nested}\n` : result.tail,

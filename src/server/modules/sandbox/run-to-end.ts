@@ -1,4 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
+import { guardGrowth } from './growth-guard.js';
 import { OutputTail } from './output-tail.js';
 import type { OutputStream, RunOptions, RunResult, SandboxedProcess, SpawnOptions } from './sandbox-types.js';
 
@@ -12,13 +13,29 @@ export const MAX_OUTPUT_CHUNK = 16_384;
 export async function runToEnd(
   spawnSandboxed: (options: SpawnOptions) => Promise<SandboxedProcess>,
   options: RunOptions,
+  /** The most the worktree may grow in this step, in bytes; undefined: no cap. */
+  growthCapBytes?: number,
 ): Promise<RunResult> {
   const started = performance.now();
   const tail = new OutputTail();
   if (options.signal?.aborted) {
     return { exitCode: null, timedOut: false, aborted: true, durationMs: 0, tail: '' };
   }
-  const proc = await spawnSandboxed(options);
+  let grewPast: string | null = null;
+  const growth =
+    growthCapBytes === undefined
+      ? null
+      : await guardGrowth(options.cwd, growthCapBytes, (reason) => {
+          grewPast = reason;
+          void proc.stop();
+        });
+  let proc: SandboxedProcess;
+  try {
+    proc = await spawnSandboxed(options);
+  } catch (error) {
+    await growth?.finish();
+    throw error;
+  }
   let timedOut = false;
   let aborted = false;
   const forward = (stream: OutputStream) => {
@@ -52,7 +69,10 @@ export async function runToEnd(
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const exit = await proc.exited;
+    const ended = await proc.exited;
+    const grown = (await growth?.finish()) ?? null;
+    const limit = ended.limit ?? grewPast ?? grown ?? undefined;
+    const exit = limit ? { ...ended, limit } : ended;
     if (exit.error) tail.push(Buffer.from(`could not start ${options.command[0]}: ${exit.error}\n`));
     const note = exit.exitCode !== 0 && !aborted ? (proc.networkNote?.() ?? null) : null;
     if (note) {

@@ -13,6 +13,8 @@ export interface SandboxSetup {
   dataDir: string;
   user: { uid: number; gid: number };
   tmpBytes: number;
+  /** AUTOCODER_SANDBOX_MAX_GROWTH_MB, in bytes. */
+  maxGrowthBytes: number;
   /** AUTOCODER_SANDBOX_ALLOWED_HOSTS. */
   allowedHosts: readonly string[];
   /** AUTOCODER_ALLOWED_HOSTS: listed hosts that may resolve to private addresses (a registry mirror). */
@@ -49,6 +51,7 @@ export async function setUpSandbox(setup: SandboxSetup, logger: Logger): Promise
   if (limits.warning) logger.warn(limits.warning);
   return createSandbox({
     ...base,
+    maxGrowthBytes: setup.maxGrowthBytes,
     network: {
       allowList: list.patterns,
       // A sandbox never reaches the operator's loopback or private network, even on a laptop,

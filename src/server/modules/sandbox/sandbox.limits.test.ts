@@ -53,3 +53,34 @@ describe.skipIf(!bwrapPath || !cgroups)('a sandbox that reaches a limit', () => 
     expect(result.tail).toContain('process limit 32 reached');
   });
 });
+
+describe('a step that grows its worktree past the cap', () => {
+  it('fails with the reason, whatever its exit code', async () => {
+    const fx = await sandboxFixture();
+    const sandbox = createSandbox({
+      mode: bwrapPath ? 'bwrap' : 'host',
+      bwrapPath,
+      path: PATH,
+      hidden: [fx.dataDir],
+      maxGrowthBytes: 1024 * 1024,
+    });
+    try {
+      const small = await sandbox.run({
+        command: ['sh', '-c', 'head -c 10000 /dev/zero > small.bin'],
+        cwd: fx.worktree,
+        timeoutMs: 60_000,
+      });
+      expect(small.limit).toBeUndefined();
+      const big = await sandbox.run({
+        command: ['sh', '-c', 'head -c 5000000 /dev/zero > big.bin'],
+        cwd: fx.worktree,
+        timeoutMs: 60_000,
+      });
+      expect(big.limit).toBe('the worktree grew by more than 1 MB in one step');
+      expect(big.tail).toContain('the worktree grew by more than 1 MB in one step');
+    } finally {
+      await sandbox.close();
+      await rm(fx.root, { recursive: true, force: true });
+    }
+  });
+});

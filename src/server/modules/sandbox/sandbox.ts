@@ -48,6 +48,8 @@ export interface SandboxConfig {
   serverUid?: number | undefined;
   /** Size of a sandbox's private /tmp in bwrap mode, in bytes (default 1 GiB). */
   tmpBytes?: number | undefined;
+  /** The most a worktree may grow in one run to its end (a check's step), in bytes; unset: no cap. */
+  maxGrowthBytes?: number | undefined;
   /** What sandboxed processes may reach through the egress proxies (bwrap mode); unset: nothing. */
   network?: SandboxNetwork | undefined;
   /** Each process runs in a cgroup of its own with these limits (cgroups.ts); unset: no limits. */
@@ -190,7 +192,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
     return handle;
   }
 
-  const run = (options: RunOptions) => runToEnd(spawnSandboxed, options);
+  const run = (options: RunOptions) => runToEnd(spawnSandboxed, options, config.maxGrowthBytes);
 
   return {
     mode: config.mode,
