@@ -85,9 +85,16 @@ export interface BwrapLaunch {
   bridged: Map<string, string>;
   /** Stops what the launch started besides the process (the egress proxies). */
   release(): Promise<void>;
-  /** What to tell a person whose command failed: no network at all, or the hosts the proxies refused. */
-  networkNote(): string | null;
+  /**
+   * What to tell a person whose command failed: that the sandbox has no network at all (when its
+   * output shows a network failure), or which hosts the proxies refused.
+   */
+  networkNote(output: string): string | null;
 }
+
+/** How clients say a name or a connection failed: the sign that an offline sandbox's command wanted the network. */
+const NETWORK_TROUBLE =
+  /EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ENETUNREACH|getaddrinfo|Could not resolve|Temporary failure in name resolution|Network is unreachable|Name or service not known|No address associated/i;
 
 /** Refusals kept for the note, per process. */
 const MAX_NOTED_DENIALS = 5;
@@ -233,8 +240,9 @@ export async function launchBwrap(context: BwrapContext, request: BwrapRequest):
       release: async () => {
         await egress?.proxy.close();
       },
-      networkNote() {
+      networkNote(output) {
         if (!egress) {
+          if (!NETWORK_TROUBLE.test(output)) return null;
           return "note: this sandbox has no network: AUTOCODER_SANDBOX_ALLOWED_HOSTS (or the project's list within it) admits no host (docs/sandbox.md)";
         }
         if (denied.size === 0) return null;

@@ -74,7 +74,7 @@ export async function runToEnd(
     const limit = ended.limit ?? grewPast ?? grown ?? undefined;
     const exit = limit ? { ...ended, limit } : ended;
     if (exit.error) tail.push(Buffer.from(`could not start ${options.command[0]}: ${exit.error}\n`));
-    const note = exit.exitCode !== 0 && !aborted ? (proc.networkNote?.() ?? null) : null;
+    const note = exit.exitCode !== 0 && !aborted ? (proc.networkNote?.(tail.text()) ?? null) : null;
     if (note) {
       tail.push(Buffer.from(`\n${note}\n`));
       options.onOutput?.('stderr', `\n${note}\n`);

@@ -74,7 +74,7 @@ export interface SandboxedProcess {
    * For a command that failed: that its sandbox had no network, or which hosts the egress proxies
    * refused it; null when there is nothing to say (or in host mode).
    */
-  networkNote?(): string | null;
+  networkNote?(output: string): string | null;
 }
 
 export interface Sandbox {

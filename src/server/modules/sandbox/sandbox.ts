@@ -99,7 +99,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
     /** Exposed port → the Unix socket of its bridge, per loopback address (bwrap mode). */
     let bridged = new Map<string, string>();
     let release = async () => {};
-    let networkNote = (): string | null => null;
+    let networkNote = (_output: string): string | null => null;
     const group = config.limits
       ? await createSandboxCgroup(
           config.limits.cgroups,
@@ -180,7 +180,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
       child,
       exited,
       stop: (grace = graceMs) => stopGroup(child, exited, grace, inner),
-      networkNote: () => networkNote(),
+      networkNote: (output) => networkNote(output),
       endpoint(port, host) {
         if (config.mode !== 'bwrap') return { host, port };
         const socketPath = bridged.get(`${host} ${port}`);
