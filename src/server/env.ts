@@ -1,6 +1,18 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+/** A `,`-separated list of names, trimmed, empty entries dropped. */
+const commaList = () =>
+  z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    );
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -38,15 +50,7 @@ const envSchema = z.object({
       'every import root must be an absolute path',
     ),
   /** Hosts (comma-separated) that user-chosen URLs may reach even on a private or loopback address. */
-  AUTOCODER_ALLOWED_HOSTS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((host) => host.trim())
-        .filter(Boolean),
-    ),
+  AUTOCODER_ALLOWED_HOSTS: commaList(),
   /** Open SSE streams per user; opening one more closes that user's oldest. */
   AUTOCODER_SSE_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(50),
   /** Workspace services one user may run at once; one more start answers 429 TOO_MANY_SERVICES. */
@@ -118,15 +122,7 @@ const envSchema = z.object({
   /** Size of a sandbox's private /tmp (a tmpfs), in MB. */
   AUTOCODER_SANDBOX_TMP_MB: z.coerce.number().int().min(16).max(1_048_576).default(1024),
   /** Hosts sandboxed processes may reach through AutoCoder's egress proxies (`,`-separated; unset: no network). */
-  AUTOCODER_SANDBOX_ALLOWED_HOSTS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((host) => host.trim())
-        .filter(Boolean),
-    ),
+  AUTOCODER_SANDBOX_ALLOWED_HOSTS: commaList(),
   /** Searched for bwrap, and the PATH a sandboxed command gets. */
   PATH: z.string().default('/usr/local/bin:/usr/bin:/bin'),
   /** Bearer token of GET /api/metrics; unset, the route does not exist. */

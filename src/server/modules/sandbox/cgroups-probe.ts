@@ -88,7 +88,8 @@ function directoryOf(cgroupPath: string, mounts: CgroupMount[], what: string): s
   return path.join(mount.mountPoint, inside);
 }
 
-async function exists(file: string): Promise<boolean> {
+/** True when `file` exists (cgroupfs files: a controller's file may be missing). */
+export async function exists(file: string): Promise<boolean> {
   try {
     await access(file);
     return true;

@@ -1,7 +1,7 @@
-import { access, mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { AvailableCgroups } from './cgroups-probe.js';
+import { type AvailableCgroups, exists } from './cgroups-probe.js';
 
 /** What one sandbox may use. */
 export interface SandboxLimits {
@@ -32,15 +32,6 @@ export interface SandboxCgroup {
 const CPU_PERIOD_US = 100_000;
 /** How long killAll and remove wait for killed processes to leave the group before giving up. */
 const EMPTY_DEADLINE_MS = 10_000;
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
 

@@ -85,52 +85,38 @@ describe.skipIf(!bwrapPath || !findProgram('npm', PATH))('npm ci in the sandbox'
   const check =
     'npm ci --no-audit --no-fund --fetch-retries=0 --registry=http://registry.test:PORT/ && node -e "console.log(require(\'tiny-dep\'))"';
 
-  it('installs from a registry on the allow-list', async () => {
-    const sandbox = sandboxWith(['registry.test']);
+  /** `npm ci` in a sandbox whose operator lists `hosts`, from an empty node_modules. */
+  async function npmCi(hosts: string[]) {
+    await rm(path.join(fx.worktree, 'node_modules'), { recursive: true, force: true });
+    const sandbox = sandboxWith(hosts);
     try {
-      const result = await sandbox.run({
+      return await sandbox.run({
         command: ['sh', '-c', check.replace('PORT', String(port))],
         cwd: fx.worktree,
         timeoutMs: 120_000,
       });
-      expect(result.tail).toContain('tiny-dep works');
-      expect(result.exitCode).toBe(0);
     } finally {
       await sandbox.close();
     }
+  }
+
+  it('installs from a registry on the allow-list', async () => {
+    const result = await npmCi(['registry.test']);
+    expect(result.tail).toContain('tiny-dep works');
+    expect(result.exitCode).toBe(0);
   }, 150_000);
 
   it('fails with a clear network message when there is no list', async () => {
-    await rm(path.join(fx.worktree, 'node_modules'), { recursive: true, force: true });
-    const sandbox = sandboxWith([]);
-    try {
-      const result = await sandbox.run({
-        command: ['sh', '-c', check.replace('PORT', String(port))],
-        cwd: fx.worktree,
-        timeoutMs: 120_000,
-      });
-      expect(result.exitCode).not.toBe(0);
-      expect(result.tail).not.toContain('tiny-dep works');
-      expect(result.tail).toContain('this sandbox has no network');
-    } finally {
-      await sandbox.close();
-    }
+    const result = await npmCi([]);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.tail).not.toContain('tiny-dep works');
+    expect(result.tail).toContain('this sandbox has no network');
   }, 150_000);
 
   it('names the refused host when the list does not admit it', async () => {
-    await rm(path.join(fx.worktree, 'node_modules'), { recursive: true, force: true });
-    const sandbox = sandboxWith(['registry.npmjs.org']);
-    try {
-      const result = await sandbox.run({
-        command: ['sh', '-c', check.replace('PORT', String(port))],
-        cwd: fx.worktree,
-        timeoutMs: 120_000,
-      });
-      expect(result.exitCode).not.toBe(0);
-      expect(result.tail).toContain(`registry.test:${port}`);
-      expect(result.tail).toMatch(/not on the (sandbox's )?allow-list/);
-    } finally {
-      await sandbox.close();
-    }
+    const result = await npmCi(['registry.npmjs.org']);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.tail).toContain(`registry.test:${port}`);
+    expect(result.tail).toMatch(/not on the (sandbox's )?allow-list/);
   }, 150_000);
 });
