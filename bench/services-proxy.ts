@@ -23,7 +23,12 @@ import { startRelay } from './lib/tcp-relay.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export const SERVICES_AIMS = { throughputRatio: 0.7, addedP99Ms: 2, shareOfMinimal: 0.85, overMinimalP99Ms: 1 };
+export const SERVICES_AIMS = {
+  throughputRatio: 0.7,
+  addedP99Ms: 2,
+  shareOfMinimal: 0.85,
+  overMinimalP99Ms: 1,
+};
 
 export interface ServicesBenchConfig {
   clients: number;
