@@ -63,7 +63,7 @@ export function withBridges(plan: BridgePlan, argv: readonly string[]): string[]
     );
   }
   for (const { socket, host, port } of plan.exposed) {
-    const target = host === '::1' ? `TCP6:[::1]:${port}` : `TCP4:127.0.0.1:${port}`;
+    const target = host === '::1' ? `TCP6:[::1]:${port},nodelay` : `TCP4:127.0.0.1:${port},nodelay`;
     lines.push(
       `(${socat} UNIX-LISTEN:${quote(socket)},fork,unlink-early,mode=600,max-children=${MAX_CHILDREN} ${target} </dev/null >/dev/null 2>&1 &)`,
     );
