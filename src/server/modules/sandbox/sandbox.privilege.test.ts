@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { arch } from 'node:os';
 import path from 'node:path';
@@ -207,6 +207,66 @@ describe.skipIf(!bwrapPath)('the sandbox reaches the network only through the al
       expect(result.tail).not.toContain('curl=0');
     } finally {
       await sandbox.close();
+    }
+  });
+});
+
+describe.skipIf(!bwrapPath || !findProgram('socat', PATH))("a sandbox's service", () => {
+  let fx: SandboxFixture;
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    fx = await sandboxFixture();
+    sandbox = createSandbox({ mode: 'bwrap', bwrapPath, path: PATH, hidden: [fx.dataDir] });
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    await rm(fx.root, { recursive: true, force: true });
+  });
+
+  it('is reached by the server through its endpoint, and by no other sandbox', async () => {
+    const port = 40_000 + Math.floor(Math.random() * 20_000);
+    const service = await sandbox.spawn({
+      command: [
+        process.execPath,
+        '-e',
+        `require('http').createServer((q, r) => r.end('service of user A')).listen(${port}, '127.0.0.1', () => console.log('listening'))`,
+      ],
+      cwd: fx.worktree,
+      expose: [port],
+    });
+    try {
+      await new Promise<void>((resolve) => {
+        service.child.stdout?.on('data', (chunk: Buffer) => {
+          if (String(chunk).includes('listening')) resolve();
+        });
+      });
+      const endpoint = service.endpoint(port, '127.0.0.1');
+      expect('socketPath' in endpoint).toBe(true);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const req = httpRequest({ ...endpoint, path: '/' }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => {
+            body += String(chunk);
+          });
+          res.on('end', () => resolve(body));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(answer).toBe('service of user A');
+      // Another user's sandbox, on the same port of its own loopback, finds nothing there.
+      const other = await sandbox.run({
+        command: [
+          process.execPath,
+          '-e',
+          `require('net').connect(${port}, '127.0.0.1').on('connect', () => console.log('net=reached')).on('error', (e) => console.log('net=' + e.code))`,
+        ],
+        cwd: fx.worktree,
+        timeoutMs: 30_000,
+      });
+      expect(probeFacts(other.tail).net).toBe('ECONNREFUSED');
+    } finally {
+      await service.stop();
     }
   });
 });

@@ -125,13 +125,17 @@ export class ManagedService extends EventEmitter<{ output: [ServiceOutputEvent];
     this.forward(proc, 'stdout');
     this.forward(proc, 'stderr');
     void proc.exited.then((exit) => {
-      const reason = exit.error
-        ? `could not start: ${exit.error}`
-        : exit.exitCode === 0
-          ? undefined
-          : exit.signal
-            ? `ended by ${exit.signal}`
-            : `exited with code ${exit.exitCode}`;
+      // A limit of the sandbox ended it: said in its log too, where its owner looks first.
+      if (exit.limit) this.note(exit.limit);
+      const reason = exit.limit
+        ? exit.limit
+        : exit.error
+          ? `could not start: ${exit.error}`
+          : exit.exitCode === 0
+            ? undefined
+            : exit.signal
+              ? `ended by ${exit.signal}`
+              : `exited with code ${exit.exitCode}`;
       this.finish(exit.exitCode, reason);
     });
     if (this.stopping.signal.aborted) {
