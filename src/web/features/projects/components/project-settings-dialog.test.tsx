@@ -84,3 +84,32 @@ describe('the project settings: token budget per task', () => {
     expect(onOpenChange).not.toHaveBeenCalled();
   });
 });
+
+describe("the project settings: its sandboxes' network", () => {
+  it("keeps the server's list by default, and sends a project's own list when asked", async () => {
+    open();
+    const serverList = screen.getByTestId('project-network-server-list') as HTMLInputElement;
+    expect(serverList.checked).toBe(true);
+    fireEvent.click(screen.getByTestId('project-submit'));
+    await waitFor(() => expect(patches()).toHaveLength(1));
+    expect(patches()[0]?.sandboxAllowedHosts).toBeNull();
+    cleanup();
+
+    open();
+    fireEvent.click(screen.getByTestId('project-network-server-list'));
+    fireEvent.change(screen.getByTestId('project-network-hosts'), {
+      target: { value: 'registry.npmjs.org\n*.pythonhosted.org' },
+    });
+    fireEvent.click(screen.getByTestId('project-submit'));
+    await waitFor(() => expect(patches()).toHaveLength(2));
+    expect(patches()[1]?.sandboxAllowedHosts).toEqual(['registry.npmjs.org', '*.pythonhosted.org']);
+  });
+
+  it('sends an empty list (no network) when the project lists no host', async () => {
+    open();
+    fireEvent.click(screen.getByTestId('project-network-server-list'));
+    fireEvent.click(screen.getByTestId('project-submit'));
+    await waitFor(() => expect(patches()).toHaveLength(1));
+    expect(patches()[0]?.sandboxAllowedHosts).toEqual([]);
+  });
+});

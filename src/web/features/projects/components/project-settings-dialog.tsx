@@ -19,7 +19,7 @@ interface ProjectSettingsDialogProps {
   onOpenChange: (open: boolean) => void;
 }
 
-/** A project's name, its repository's own check (command and timeout) and its token budget per task. */
+/** A project's name, its repository's own check (command and timeout), its token budget per task and its sandboxes' network. */
 export function ProjectSettingsDialog({ project, open, onOpenChange }: ProjectSettingsDialogProps) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -39,13 +39,29 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
     project.taskTokenBudget === null ? '' : String(project.taskTokenBudget),
   );
   const [budgetNotANumber, setBudgetNotANumber] = useState(false);
+  // null: the server's own allow-list; a list (one host a line; empty: no network at all).
+  const [ownHosts, setOwnHosts] = useState(project.sandboxAllowedHosts !== null);
+  const [hosts, setHosts] = useState((project.sandboxAllowedHosts ?? []).join('\n'));
   const updateProject = useUpdateProject();
   const error = updateProject.error;
   const fieldError = (field: string) => (isApiError(error) ? error.fieldError(field) : undefined);
-  const fieldNames = ['name', 'checkCommand', 'checkTimeoutSeconds', 'taskTokenBudget'];
+  const fieldNames = [
+    'name',
+    'checkCommand',
+    'checkTimeoutSeconds',
+    'taskTokenBudget',
+    'sandboxAllowedHosts',
+  ];
+  const hostsError =
+    fieldError('sandboxAllowedHosts') ??
+    (isApiError(error)
+      ? Array.from({ length: 100 }, (_, index) => fieldError(`sandboxAllowedHosts.${index}`)).find(Boolean)
+      : undefined);
   // An error that names none of the fields (a network failure, a 404) is shown under the form.
   const formError =
-    error && !fieldNames.some((field) => fieldError(field)) ? (error.message ?? 'Could not save') : undefined;
+    error && !fieldNames.some((field) => fieldError(field)) && !hostsError
+      ? (error.message ?? 'Could not save')
+      : undefined;
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -62,6 +78,12 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
         checkCommand: checkCommand.trim() === '' ? null : checkCommand,
         checkTimeoutSeconds: Number(timeout),
         taskTokenBudget: noBudget ? null : tokens,
+        sandboxAllowedHosts: ownHosts
+          ? hosts
+              .split(/[\s,]+/)
+              .map((host) => host.trim())
+              .filter(Boolean)
+          : null,
       },
       { onSuccess: onDone },
     );
@@ -132,6 +154,36 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
           data-testid="project-token-budget"
         />
       </Field>
+      <div className="flex flex-col gap-2">
+        <label className="flex items-center gap-2 text-sm">
+          <input
+            type="checkbox"
+            checked={!ownHosts}
+            onChange={(event) => setOwnHosts(!event.target.checked)}
+            data-testid="project-network-server-list"
+          />
+          Checks and services reach the hosts of the server's allow-list
+        </label>
+        {ownHosts ? (
+          <Field
+            label="Hosts checks and services may reach"
+            error={hostsError}
+            hint="Within the server's allow-list: one host a line (registry.npmjs.org, *.example.com, host:443). Empty: no network at all."
+          >
+            <Textarea
+              value={hosts}
+              onChange={(event) => setHosts(event.target.value)}
+              rows={3}
+              spellCheck={false}
+              className="font-mono text-xs"
+              placeholder="registry.npmjs.org"
+              data-testid="project-network-hosts"
+            />
+          </Field>
+        ) : (
+          hostsError && <p className="text-xs text-red-600">{hostsError}</p>
+        )}
+      </div>
       {formError && <p className="text-xs text-red-600">{formError}</p>}
       <DialogFooter className="mt-1">
         <Button onClick={onDone}>Cancel</Button>
