@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -82,7 +83,7 @@ async function signUp(base: string, email: string) {
  * of sandbox-probe.ts, plus an attempt to read another user's repository, committed to the user's
  * repository through the server's own git endpoint and set as the project's check.
  */
-async function hostileCheck(server: ServerProcess, dataDir: string) {
+async function hostileCheck(server: ServerProcess, dataDir: string, marker: string) {
   const victim = await signUp(server.url, 'victim@example.com');
   const attacker = await signUp(server.url, 'attacker@example.com');
   const token = await attacker.client.request<{ token: string }>('POST', '/api/tokens', { name: 'pusher' });
@@ -94,6 +95,13 @@ async function hostileCheck(server: ServerProcess, dataDir: string) {
     probeScript({ hostPort: Number(port), mountSource: dataDir }),
     `cat '${victimRepo}/README.md' >/dev/null 2>&1 && echo other-repo=read || echo other-repo=hidden`,
     `ls '${dataDir}' | grep -q pglite && echo database=seen || echo database=hidden`,
+    // A nested repository under the pushed gitlink `sub`, whose fsmonitor the server's next git
+    // in this worktree would run, outside the sandbox, if it entered it: the marker would then
+    // appear in the host's /tmp (the sandbox's own /tmp is a tmpfs of its own).
+    'git init -q sub',
+    `printf '#!/bin/sh\\ntouch ${marker}\\n' > fsmonitor.sh && chmod +x fsmonitor.sh`,
+    'git -C sub config core.fsmonitor "$PWD/fsmonitor.sh"',
+    'echo nested=planted',
     'exit 0',
   ].join('\n');
   const clone = await mkdtemp(path.join(tmpdir(), 'autocoder-hostile-'));
@@ -104,6 +112,9 @@ async function hostileCheck(server: ServerProcess, dataDir: string) {
     await git('clone', '-q', `${server.url}/git/${attacker.projectId}.git`, '.');
     await writeFile(path.join(clone, 'probe.sh'), script);
     await git('add', 'probe.sh');
+    // A gitlink `sub` in the pushed tree: the worktree gets an empty directory there.
+    const head = (await git('rev-parse', 'HEAD')).stdout.trim();
+    await git('update-index', '--add', '--cacheinfo', `160000,${head},sub`);
     await git('commit', '-q', '-m', 'A check');
     await git('push', '-q', 'origin', 'HEAD');
   } finally {
@@ -123,14 +134,14 @@ async function hostileCheck(server: ServerProcess, dataDir: string) {
     provider: 'simulator',
   });
   expect(started.status).toBe(202);
-  const events = await attacker.client.eventsUntil(task.body.id, [
-    'check-result',
-    'error',
-    'pipeline-complete',
-  ]);
-  const failure = events.find((event) => event.type === 'error');
-  expect(failure?.data, 'the run failed before its check').toBeUndefined();
-  expect(events.map((event) => event.type)).toContain('check-result');
+  const events = await attacker.client.eventsUntil(task.body.id, ['error', 'pipeline-complete']);
+  const types = events.map((event) => event.type);
+  expect(types, 'the run ended before its check').toContain('check-result');
+  // The run ends on the nested repository the check left, after its check.
+  const failure = events.find((event) => event.type === 'error')?.data as { type?: string; message?: string };
+  expect(types.indexOf('error')).toBeGreaterThan(types.indexOf('check-result'));
+  expect(failure?.type).toBe('nested_repository');
+  expect(failure?.message).toContain('sub/.git');
   const output = events
     .filter((event) => event.type === 'check-log')
     .map((event) => (event.data as CheckLogData).chunk)
@@ -176,9 +187,12 @@ for (const variant of variants) {
         await rm(dataDir, { recursive: true, force: true });
       });
 
-      it('runs with no capability, no mount, no namespaces, no host network, and sees no other user', async () => {
-        const facts = await hostileCheck(server, dataDir);
+      it('runs with no capability, no mount, no namespaces, no host network, sees no other user, and runs nothing as the server', async () => {
+        const marker = path.join(tmpdir(), `autocoder-pwned-${process.pid}-${Date.now()}`);
+        const facts = await hostileCheck(server, dataDir, marker);
         expectContained(facts);
+        expect(facts.nested).toBe('planted');
+        expect(existsSync(marker)).toBe(false);
         if (root) expect(facts.uid).not.toBe('0');
       }, 180_000);
     },
