@@ -89,6 +89,9 @@ export async function startServer({ env, logger, sandbox, database }: ServeOptio
       database: database.kind,
       dataDir: env.dataDir,
       sandbox: sandbox.mode,
+      sandboxUid: sandbox.summary.uid,
+      sandboxLimits: sandbox.summary.limits,
+      sandboxAllowedHosts: sandbox.summary.allowedHosts,
       version,
       hosts: [...hosts.own],
     });

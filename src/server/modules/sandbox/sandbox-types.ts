@@ -79,6 +79,11 @@ export interface SandboxedProcess {
 
 export interface Sandbox {
   readonly mode: SandboxMode;
+  /**
+   * What the operator should know at start-up: the uid commands run as, the limits (`cgroup v1`,
+   * `none`), and how many allow-list entries the egress proxies admit (0: no network).
+   */
+  readonly summary: { uid: number | 'server'; limits: string; allowedHosts: number };
   /** Starts a process; the caller reads its output and must stop it or await `exited`. */
   spawn(options: SpawnOptions): Promise<SandboxedProcess>;
   /** Runs a process to its end (or its timeout, or the abort) and reports how it ended. */

@@ -196,6 +196,15 @@ export function createSandbox(config: SandboxConfig): Sandbox {
 
   return {
     mode: config.mode,
+    summary: {
+      uid: dropTo?.uid ?? 'server',
+      limits: config.limits
+        ? `cgroup v${config.limits.cgroups.version}`
+        : config.refused
+          ? 'refused'
+          : 'none',
+      allowedHosts: config.mode === 'bwrap' ? (config.network?.allowList.length ?? 0) : 0,
+    },
     spawn: spawnSandboxed,
     run,
     async close() {

@@ -33,6 +33,7 @@ export async function bridgedSandbox(searchPath: string): Promise<BridgedSandbox
   let count = 0;
   return {
     mode: host.mode,
+    summary: host.summary,
     spawned,
     bridge: (port, address) => bridges.get(`${address} ${port}`),
     async spawn(options) {
