@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -45,4 +46,29 @@ export async function sandboxFixture(): Promise<SandboxFixture> {
   await writeFile(databaseFile, '17\n');
   await writeFile(path.join(worktree, 'package.json'), '{}\n');
   return { root, dataDir, worktree, otherRepoFile, databaseFile };
+}
+
+/**
+ * True when `uid` may read the checkout the tests run from (its sources and node_modules): the
+ * tests that start a server or a sandbox as a normal user need it. A checkout under a directory
+ * only root may enter (a CI clone in /root, say) cannot be run from as another user.
+ */
+export function checkoutReadableBy(uid: number, checkout: string): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = spawnSync(
+    'setpriv',
+    [
+      `--reuid=${uid}`,
+      `--regid=${uid}`,
+      '--clear-groups',
+      '--',
+      'sh',
+      '-c',
+      'test -r "$1/package.json" && test -x "$1/node_modules" && test -r "$1/node_modules/tsx/package.json"',
+      'sh',
+      checkout,
+    ],
+    { stdio: 'ignore' },
+  );
+  return probe.status === 0;
 }
