@@ -127,21 +127,7 @@ async function hostileCheck(server: ServerProcess, dataDir: string, marker: stri
   } finally {
     await rm(clone, { recursive: true, force: true });
   }
-  const patched = await attacker.client.request('PATCH', `/api/projects/${attacker.projectId}`, {
-    checkCommand: 'sh probe.sh',
-  });
-  expect(patched.status).toBe(200);
-  const task = await attacker.client.request<{ id: string }>('POST', '/api/tasks', {
-    projectId: attacker.projectId,
-    title: 'Probe the sandbox',
-    description: 'A small change.',
-  });
-  expect(task.status).toBe(201);
-  const started = await attacker.client.request('POST', `/api/tasks/${task.body.id}/start-pipeline`, {
-    provider: 'simulator',
-  });
-  expect(started.status).toBe(202);
-  const events = await attacker.client.eventsUntil(task.body.id, ['error', 'pipeline-complete']);
+  const events = await runWithCheck(attacker, 'sh probe.sh');
   const types = events.map((event) => event.type);
   expect(types, 'the run ended before its check').toContain('check-result');
   // The run ends on the nested repository the check left, after its check.
@@ -149,12 +135,31 @@ async function hostileCheck(server: ServerProcess, dataDir: string, marker: stri
   expect(types.indexOf('error')).toBeGreaterThan(types.indexOf('check-result'));
   expect(failure?.type).toBe('nested_repository');
   expect(failure?.message).toContain('sub/.git');
-  const output = events
+  return { facts: probeFacts(checkOutput(events)), attacker };
+}
+
+/** Sets the project's check and runs a task with the simulator to its end; the task's events. */
+async function runWithCheck(user: { client: Client; projectId: string }, checkCommand: string) {
+  const patched = await user.client.request('PATCH', `/api/projects/${user.projectId}`, { checkCommand });
+  expect(patched.status).toBe(200);
+  const task = await user.client.request<{ id: string }>('POST', '/api/tasks', {
+    projectId: user.projectId,
+    title: 'Probe the sandbox',
+    description: 'A small change.',
+  });
+  expect(task.status).toBe(201);
+  const started = await user.client.request('POST', `/api/tasks/${task.body.id}/start-pipeline`, {
+    provider: 'simulator',
+  });
+  expect(started.status).toBe(202);
+  return user.client.eventsUntil(task.body.id, ['error', 'pipeline-complete']);
+}
+
+const checkOutput = (events: Array<{ type: string; data: unknown }>) =>
+  events
     .filter((event) => event.type === 'check-log')
     .map((event) => (event.data as CheckLogData).chunk)
     .join('');
-  return probeFacts(output);
-}
 
 function expectContained(facts: Record<string, string>) {
   expect(facts.CapEff).toBe('0000000000000000');
@@ -184,7 +189,13 @@ for (const variant of variants) {
         dataDir = await mkdtemp(path.join('/var/tmp', 'autocoder-containment-'));
         if (variant.as) await chown(dataDir, variant.as.uid, variant.as.gid);
         server = await startServerProcess(
-          { AUTOCODER_DATA_DIR: dataDir, AUTOCODER_SIMULATOR_DELAY_MS: '0', HOME: '/tmp' },
+          {
+            AUTOCODER_DATA_DIR: dataDir,
+            AUTOCODER_SIMULATOR_DELAY_MS: '0',
+            HOME: '/tmp',
+            AUTOCODER_SANDBOX_MEMORY_MB: '256',
+            AUTOCODER_SANDBOX_PIDS: '64',
+          },
           90_000,
           variant.as,
         );
@@ -196,12 +207,24 @@ for (const variant of variants) {
 
       it('runs with no capability, no mount, no namespaces, no host network, sees no other user, and runs nothing as the server', async () => {
         const marker = path.join(tmpdir(), `autocoder-pwned-${process.pid}-${Date.now()}`);
-        const facts = await hostileCheck(server, dataDir, marker);
+        const { facts, attacker } = await hostileCheck(server, dataDir, marker);
         expectContained(facts);
         expect(facts.nested).toBe('planted');
         expect(existsSync(marker)).toBe(false);
         if (root) expect(facts.uid).not.toBe('0');
-      }, 180_000);
+
+        // The machine's limits: a fork bomb and a memory hog end with their reason in the check's
+        // log where the server has cgroups (root here); where it has none it said so at start-up.
+        const limited = server.lines.some((line) => line.includes('"sandboxLimits":"cgroup'));
+        if (!limited) {
+          expect(server.lines.some((line) => line.includes('no cgroups for sandbox limits'))).toBe(true);
+          return;
+        }
+        const forks = checkOutput(await runWithCheck(attacker, 'while :; do sleep 1000 & done'));
+        expect(forks).toContain('process limit 64 reached');
+        const memory = checkOutput(await runWithCheck(attacker, 'head -c 1000M /dev/zero | tail'));
+        expect(memory).toContain('memory limit 256 MB reached');
+      }, 240_000);
     },
   );
 }
