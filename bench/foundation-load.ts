@@ -107,8 +107,8 @@ export async function benchServer(kind: DbKind, databaseUrl: string | undefined)
     );
     if (kind === 'postgres' && databaseUrl) await settleDatabase(databaseUrl);
 
-    // --- (a) login: every client signs in as its own account. Failed logins count per email before
-    // the password is verified, so 50 parallel logins to one account would mostly be refused (429).
+    // --- (a) login: every client signs in as its own account. Logins count per account and address
+    // before the password is verified, so 50 parallel logins to one account would mostly be refused (429).
     const clients = Array.from({ length: config.clients }, () => new BenchClient(agent, port));
     const clientOf = (worker: number) => {
       const client = clients[worker];
