@@ -142,13 +142,19 @@ async function runCoordinationPart(): Promise<{ result: CoordinationPartResult; 
 
 const servicesSettings = servicesConfig();
 
-async function runServicesPart(): Promise<{ result: ServicesResult; aims: Aim[] }> {
+async function runServicesPart(): Promise<{
+  result: ServicesResult;
+  hostNetwork: ServicesResult;
+  aims: Aim[];
+}> {
   console.log(
     `\n=== Services: a service's answer directly, through its preview and through the path proxy, ` +
       `${servicesSettings.clients} clients, ${servicesSettings.requests} requests each`,
   );
   const result = await benchServices(servicesSettings);
-  return { result, aims: servicesAims(result) };
+  console.log('\n    the same on the host network (AUTOCODER_SANDBOX=host: the data path before issue 23)');
+  const hostNetwork = await benchServices(servicesSettings, 'host');
+  return { result, hostNetwork, aims: servicesAims(result) };
 }
 
 /** A part once it has run: its aims, its report, and its figures as the results file holds them. */
@@ -286,10 +292,18 @@ export const BENCH_PARTS: Record<Part, BenchPart> = {
       return {
         aims: services.aims,
         print: () => {
-          console.log('\n--- Services');
+          console.log(
+            '\n--- Services (bubblewrap: each service in a network namespace of its own, reached through its bridge)',
+          );
           printServices(services.result, servicesSettings);
+          console.log(
+            '\n--- Services, before: the same on the host network (AUTOCODER_SANDBOX=host), for reference',
+          );
+          printServices(services.hostNetwork, servicesSettings);
         },
-        json: () => ({ services: { config: servicesSettings, ...services.result } }),
+        json: () => ({
+          services: { config: servicesSettings, ...services.result, hostNetwork: services.hostNetwork },
+        }),
       };
     },
   },

@@ -111,7 +111,15 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, lim
   }
 }
 
-export async function benchServices(config: ServicesBenchConfig): Promise<ServicesResult> {
+/**
+ * `sandbox`: how the server runs the service — `bwrap` (its own network namespace, reached through
+ * its bridge: what a server with bubblewrap does now) or `host` (the host's network, reached on its
+ * port: the data path every service had before issue 23, measured beside it in the same run).
+ */
+export async function benchServices(
+  config: ServicesBenchConfig,
+  sandbox: 'bwrap' | 'host' = 'bwrap',
+): Promise<ServicesResult> {
   const dataDir = await makeTempDir('autocoder-bench-services-');
   // The server's TMPDIR, where a sandbox's run directory (and the bridge to its port) is made.
   const serverTmp = await makeTempDir('autocoder-bench-services-tmp-');
@@ -124,6 +132,7 @@ export async function benchServices(config: ServicesBenchConfig): Promise<Servic
     AUTOCODER_DATA_DIR: dataDir,
     TMPDIR: serverTmp,
     LOG_LEVEL: 'warn',
+    AUTOCODER_SANDBOX: sandbox,
     [RATE_LIMIT_ENV]: '1000000',
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: config.clients + 1, timeout: 4_000 });
