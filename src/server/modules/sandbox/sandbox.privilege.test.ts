@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNetworkPolicy } from '@/server/lib/network-policy.js';
 import { parseAllowList } from './egress/host-allow-list.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
+import { expectContained } from './sandbox-expect.js';
 import { DEFAULT_SANDBOX_USER, findBwrap, findProgram } from './sandbox-mode.js';
 import { probeFacts, probeScript } from './sandbox-probe.js';
 import { checkoutReadableBy, type SandboxFixture, sandboxFixture } from './sandbox-testing.js';
@@ -24,24 +25,6 @@ const repoRoot = path.resolve(here, '../../../..');
 const nobodyCanRun = root && checkoutReadableBy(65534, repoRoot);
 if (root && !nobodyCanRun) {
   console.warn(`SKIPPED: the normal-user sandbox tests: uid 65534 cannot read ${repoRoot}`);
-}
-
-/** What every sandbox must show, whoever started the server. */
-function expectContained(facts: Record<string, string>) {
-  expect(facts.CapEff).toBe('0000000000000000');
-  expect(facts.CapBnd).toBe('0000000000000000');
-  expect(facts.Seccomp).toBe('2');
-  expect(facts.unshare).toBe('denied');
-  expect(facts.mount).toBe('denied');
-  expect(facts.raw).toBe('denied');
-  if (arch() === 'x64') {
-    for (const call of ['ptrace', 'keyctl', 'setns', 'clone3', 'io_uring_setup']) {
-      expect(facts[call], call).toBe('denied');
-    }
-  }
-  // No network of its own: the host's loopback is out of reach, and no host listener is listed.
-  expect(facts.net).toBe('ECONNREFUSED');
-  expect(facts.listeners).toBe('0');
 }
 
 describe.skipIf(!bwrapPath)('the sandbox holds no privilege and no network', () => {
