@@ -2,7 +2,7 @@ import type { RunCursor } from '@/contracts/run-lifecycle.js';
 import { AppError } from '@/server/lib/errors.js';
 import { applyFileChanges } from '../workspace/apply-changes.js';
 import { commitAll } from '../workspace/commit.js';
-import { readFilesForContext } from '../workspace/context.js';
+import { type ContextFile, readFilesForContext, shownCut } from '../workspace/context.js';
 import { filesWithConflictMarkers, mergeDefaultIntoWorktree } from '../workspace/update-branch.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
 import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
@@ -14,12 +14,15 @@ import { checkGoingOn, persist } from './run-steps.js';
 
 /**
  * Takes WRITING locks on the coder's files (waiting for other agents, see RunLocks.hold), then
- * applies them in the worktree and commits them: one commit per call.
+ * applies them in the worktree and commits them: one commit per call. `shown` is what the call's
+ * prompt showed of the files: an answer that replaces or deletes a file shown cut is refused
+ * whole (INVALID_AGENT_OUTPUT, the run pauses as for any unusable answer) and nothing is applied.
  */
 export async function applyAndCommit(
   env: DriverEnv,
   ctx: RunContext,
   files: Parameters<typeof applyFileChanges>[1],
+  shown: readonly ContextFile[],
   message: string,
   beforeCommit?: () => Promise<void>,
 ) {
@@ -27,7 +30,7 @@ export async function applyAndCommit(
   const paths = files.map((f) => f.filePath);
   await env.locks?.hold(agent, paths, message.split('\n')[0] ?? message, ctx.handle.controller.signal);
   checkGoingOn(ctx);
-  await applyFileChanges(ctx.worktreePath, files);
+  await applyFileChanges(ctx.worktreePath, files, { shownCut: shownCut(shown) });
   await beforeCommit?.();
   const sha = await commitAll(ctx.worktreePath, message);
   if (sha) ctx.headCommit = sha;
@@ -115,6 +118,7 @@ export async function fixWith(
     env,
     ctx,
     result.output.files,
+    [...(conflicts ?? []), ...currentFiles],
     `${opts.message}\n\nIteration ${ctx.iteration} of "${ctx.task.title}".`,
     async () => {
       const left = await filesWithConflictMarkers(ctx.worktreePath, unresolved);

@@ -64,6 +64,7 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
       env,
       ctx,
       result.output.files,
+      currentFiles,
       `${subtask.title}\n\nSubtask ${index + 1}/${total} of "${ctx.task.title}".`,
     );
     ctx.cursor = { ...ctx.cursor, subtaskIndex: index + 1 };

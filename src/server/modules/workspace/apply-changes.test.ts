@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FileChange } from '@/contracts/pipeline.js';
 import { AppError } from '@/server/lib/errors.js';
 import { applyFileChanges } from './apply-changes.js';
+import { readFilesForContext, type ShownCut, shownCut } from './context.js';
 import { commitFiles, makeRepo, type TempRepo } from './test-repo.js';
 
 let t: TempRepo;
@@ -149,5 +150,77 @@ describe('applyFileChanges', () => {
     await writeFile(path.join(t.repo, 'folder/file.txt'), 'x');
     await rejection([change('folder', 'delete', '')]);
     expect(existsSync(path.join(t.repo, 'folder/file.txt'))).toBe(true);
+  });
+});
+
+describe('applyFileChanges after a context that showed files cut', () => {
+  const big = `${Array.from({ length: 400 }, (_, i) => `export const line${i} = ${i};`).join('\n')}\n`;
+  let shown: ShownCut[];
+
+  beforeEach(async () => {
+    await commitFiles(t.repo, { 'src/big.ts': big }, 'a big file');
+    // src/app.ts fits whole; src/big.ts gets the rest of a 100-character window.
+    const files = await readFilesForContext(t.repo, ['src/app.ts', 'src/big.ts'], 100);
+    expect(files.map((f) => [f.path, f.truncated])).toEqual([
+      ['src/app.ts', false],
+      ['src/big.ts', true],
+    ]);
+    shown = shownCut(files);
+  });
+
+  async function refusal(changes: FileChange[]): Promise<AppError> {
+    const error = await applyFileChanges(t.repo, changes, { shownCut: shown }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('INVALID_AGENT_OUTPUT');
+    return error as AppError;
+  }
+
+  const untouched = async () => {
+    expect(await readFile(path.join(t.repo, 'src/big.ts'), 'utf8')).toBe(big);
+    expect(await readFile(path.join(t.repo, 'src/app.ts'), 'utf8')).toBe('old\n');
+    expect(existsSync(path.join(t.repo, 'src/new.ts'))).toBe(false);
+  };
+
+  it('refuses a rewrite of a cut file as a whole, naming it and what was shown of it', async () => {
+    const error = await refusal([
+      change('src/new.ts', 'create', 'export const fresh = 1;\n'),
+      change('src/app.ts', 'modify', 'new\n'),
+      change('src/big.ts', 'modify', 'export const line0 = 0;\n'),
+    ]);
+    expect(error.message).toBe(
+      'The coder rewrote src/big.ts, which it was shown only in part (its first 96 characters, 4 lines, ' +
+        `of a ${big.length.toLocaleString('en-US')}-byte file); nothing was applied. ` +
+        'A file shown in part cannot be replaced or deleted in this mode.',
+    );
+    expect(error.details.paths).toEqual(['src/big.ts']);
+    await untouched();
+  });
+
+  it('refuses deleting it, "creating" it, and reaching it by another spelling or a symlinked directory', async () => {
+    await symlink('src', path.join(t.repo, 'src-link'));
+    for (const attempt of [
+      change('src/big.ts', 'delete', ''),
+      change('src/big.ts', 'create', 'x'),
+      change('./src//big.ts', 'modify', 'x'),
+      change('src-link/big.ts', 'modify', 'x'),
+    ]) {
+      const error = await refusal([change('src/new.ts', 'create', 'y'), attempt]);
+      expect(error.message).toContain('src/big.ts');
+      expect(error.message).toMatch(/^The coder (rewrote|deleted) /);
+      await untouched();
+    }
+  });
+
+  it('applies an answer that leaves the cut file alone: files shown whole and new files', async () => {
+    const { applied } = await applyFileChanges(
+      t.repo,
+      [change('src/app.ts', 'modify', 'new\n'), change('src/new.ts', 'create', 'y')],
+      { shownCut: shown },
+    );
+    expect(applied.map((a) => a.action)).toEqual(['modify', 'create']);
+    expect(await readFile(path.join(t.repo, 'src/big.ts'), 'utf8')).toBe(big);
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FileChange } from '@/contracts/pipeline.js';
 import { AppError } from '@/server/lib/errors.js';
 import { confinementProblem, type Existing, normalisePath, pathSyntaxProblem } from './confine.js';
+import { type ShownCut, shownPart } from './context.js';
 
 /** What was done to one file: `none` is a delete of a file that was not there. */
 export interface AppliedChange {
@@ -35,13 +36,20 @@ interface Problem {
  * rename, so a symlink or hard link at the target is never written through and the file mode
  * is kept. The checks are all-or-nothing; an I/O failure midway (a full disk) can leave the
  * earlier files applied, which the caller can undo with git since the worktree is a checkout.
+ *
+ * `shownCut` lists the files the agent was shown only the beginning of: an answer that writes
+ * (any action but delete) or deletes one of them, by its path or another path to the same file,
+ * would drop what the agent never saw, so it is refused whole with `INVALID_AGENT_OUTPUT` naming
+ * the file (details: `paths`, `shownCut`), before anything is written.
  */
 export async function applyFileChanges(
   worktreePath: string,
   changes: FileChange[],
+  opts: { shownCut?: readonly ShownCut[] } = {},
 ): Promise<{ applied: AppliedChange[] }> {
   const rootReal = await realpath(worktreePath);
   const plan = await validate(rootReal, changes);
+  await refuseRewritesOfCutFiles(rootReal, plan, opts.shownCut ?? []);
   const applied: AppliedChange[] = [];
   for (const item of plan) applied.push(await applyOne(rootReal, item));
   return { applied };
@@ -97,6 +105,41 @@ async function validate(rootReal: string, changes: FileChange[]): Promise<Planne
     });
   }
   return planned;
+}
+
+/** The file a worktree path names once symlinks are followed (the path itself when it names nothing). */
+async function fileOf(rootReal: string, filePath: string): Promise<string> {
+  const absolute = path.join(rootReal, filePath);
+  return realpath(absolute).catch(() => absolute);
+}
+
+async function refuseRewritesOfCutFiles(rootReal: string, plan: Planned[], cut: readonly ShownCut[]) {
+  if (cut.length === 0) return;
+  const cutByFile = new Map<string, ShownCut>();
+  for (const file of cut) {
+    cutByFile.set(path.join(rootReal, normalisePath(file.path)), file);
+    cutByFile.set(await fileOf(rootReal, normalisePath(file.path)), file);
+  }
+  const refused: { item: Planned; cut: ShownCut }[] = [];
+  for (const item of plan) {
+    // A change to a path that names no file yet cannot reach a file that was shown.
+    if (item.existing === 'missing') continue;
+    const hit =
+      cutByFile.get(path.join(rootReal, item.filePath)) ??
+      cutByFile.get(await fileOf(rootReal, item.filePath));
+    if (hit) refused.push({ item, cut: hit });
+  }
+  if (refused.length === 0) return;
+  const each = refused.map(({ item, cut }) => {
+    const verb = item.change.action === 'delete' ? 'deleted' : 'rewrote';
+    const alias = cut.path === item.filePath ? '' : ` (the file ${cut.path} names)`;
+    return `${verb} ${item.filePath}${alias}, which it was shown only in part (${shownPart(cut)})`;
+  });
+  throw new AppError(
+    'INVALID_AGENT_OUTPUT',
+    `The coder ${each.join('; and ')}; nothing was applied. A file shown in part cannot be replaced or deleted in this mode.`,
+    { paths: refused.map(({ item }) => item.filePath), shownCut: refused.map(({ cut }) => cut) },
+  );
 }
 
 async function applyOne(rootReal: string, item: Planned): Promise<AppliedChange> {

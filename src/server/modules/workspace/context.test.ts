@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '@/server/lib/git.js';
 import { closeGitObjectReaders, openGitObjectReaders } from '@/server/lib/git-objects.js';
-import { readFilesForContext, repoMap } from './context.js';
+import { readFilesForContext, repoMap, shownCut } from './context.js';
 import { commitFiles, makeRepo, type TempRepo } from './test-repo.js';
 
 let t: TempRepo;
@@ -64,17 +64,18 @@ describe('readFilesForContext', () => {
       1000,
     );
     expect(files).toEqual([
-      { path: 'src/a.ts', content: 'edited', truncated: false },
-      { path: 'src/c.ts', content: 'cc', truncated: false },
+      { path: 'src/a.ts', content: 'edited', truncated: false, size: 6 },
+      { path: 'src/c.ts', content: 'cc', truncated: false, size: 2 },
     ]);
   });
 
   it('keeps to the total budget, cutting the last file that partly fits', async () => {
     const files = await readFilesForContext(t.repo, ['src/a.ts', 'src/b.ts', 'src/c.ts'], 10);
     expect(files).toEqual([
-      { path: 'src/a.ts', content: 'aaaa', truncated: false },
-      { path: 'src/b.ts', content: 'bbbbbb', truncated: true },
+      { path: 'src/a.ts', content: 'aaaa', truncated: false, size: 4 },
+      { path: 'src/b.ts', content: 'bbbbbb', truncated: true, size: 8 },
     ]);
+    expect(shownCut(files)).toEqual([{ path: 'src/b.ts', shownChars: 6, shownLines: 1, size: 8 }]);
   });
 
   it('is confined to the worktree: unsafe paths and outside symlinks are skipped', async () => {
@@ -96,6 +97,6 @@ describe('readFilesForContext', () => {
       ],
       1000,
     );
-    expect(files).toEqual([{ path: 'inside-link', content: 'cc', truncated: false }]);
+    expect(files).toEqual([{ path: 'inside-link', content: 'cc', truncated: false, size: 2 }]);
   });
 });

@@ -54,6 +54,45 @@ export interface ContextFile {
   content: string;
   /** True when the file was cut to fit the budget. */
   truncated: boolean;
+  /** The file's size in bytes when it was read. */
+  size: number;
+}
+
+/** A file an agent was shown only the beginning of, and how much of it that was. */
+export interface ShownCut {
+  path: string;
+  /** Characters shown, from the file's start. */
+  shownChars: number;
+  /** Lines begun in what was shown. */
+  shownLines: number;
+  /** The whole file's size in bytes. */
+  size: number;
+}
+
+/**
+ * The files of a context that were cut: the agent never saw the rest of them, so an answer that
+ * gives one complete (or deletes it) would drop what it did not see (see `applyFileChanges`).
+ */
+export function shownCut(files: readonly ContextFile[]): ShownCut[] {
+  return files
+    .filter((file) => file.truncated)
+    .map((file) => ({
+      path: file.path,
+      shownChars: file.content.length,
+      shownLines: linesIn(file.content),
+      size: file.size,
+    }));
+}
+
+/** Lines begun in `text` (a final newline begins none). */
+const linesIn = (text: string) => (text === '' ? 0 : text.replace(/\n$/, '').split('\n').length);
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** What an agent saw of a cut file: "its first 60,000 characters, 1,234 lines, of a 250,000-byte file". */
+export function shownPart(cut: ShownCut): string {
+  const lines = `${count(cut.shownLines)} line${cut.shownLines === 1 ? '' : 's'}`;
+  return `its first ${count(cut.shownChars)} characters, ${lines}, of a ${count(cut.size)}-byte file`;
 }
 
 /** Bytes sniffed for NUL to tell binary files from text, as git does. */
@@ -96,7 +135,7 @@ async function readText(
   rootReal: string,
   absolute: string,
   maxChars: number,
-): Promise<{ content: string; truncated: boolean } | null> {
+): Promise<{ content: string; truncated: boolean; size: number } | null> {
   // Confinement checked the path; resolve once more so a symlink is read only if it stays inside.
   const target = await realpath(absolute).catch(() => null);
   if (!target || !isInside(rootReal, target)) return null;
@@ -122,7 +161,7 @@ async function readText(
       // The read stopped at a byte limit, possibly inside a character: drop a broken tail.
       content = content.replace(/\ufffd$/, '');
     }
-    return { content, truncated };
+    return { content, truncated, size: info.size };
   } finally {
     await handle.close();
   }

@@ -60,6 +60,7 @@ describe('simulator reading the pipeline prompts', () => {
             path,
             content: files.get(path)!,
             truncated: false,
+            size: Buffer.byteLength(files.get(path)!),
           })),
       });
       const out = fileChangesSchema.parse(
@@ -99,7 +100,14 @@ describe('simulator reading the pipeline prompts', () => {
       iteration: 1,
       reviewFindings: failed,
       previousOutputs: [],
-      currentFiles: [{ path: 'src/add-greeting-helper.ts', content: main, truncated: false }],
+      currentFiles: [
+        {
+          path: 'src/add-greeting-helper.ts',
+          content: main,
+          truncated: false,
+          size: Buffer.byteLength(main),
+        },
+      ],
     });
     const fixed = fileChangesSchema.parse(
       jsonOf(answerFor(parsePrompt(buildCoderSystemPrompt(), fixPrompt), scenario)),
@@ -147,7 +155,9 @@ describe('simulator reading the pipeline prompts', () => {
       subtask: null,
       iteration: 1,
       previousOutputs: [],
-      currentFiles: [{ path: 'src/greet.ts', content: 'export const greet = 1;\n', truncated: false }],
+      currentFiles: [
+        { path: 'src/greet.ts', content: 'export const greet = 1;\n', truncated: false, size: 24 },
+      ],
       comments: [{ path: 'src/greet.ts', line: 1, body: 'Name it\ngreetPerson.' }],
     });
     const info = parsePrompt(buildCoderSystemPrompt(), prompt);

@@ -1,5 +1,6 @@
 import type { FileChange, ReviewResult, Subtask } from '@/contracts/pipeline.js';
 import { CHECK_FINDING_FILE } from '@/contracts/run-lifecycle.js';
+import { type ContextFile, shownCut, shownPart } from '../../workspace/context.js';
 import { type FailedCheck, fence, formatFailedCheck, formatTask, type TaskContext } from './task-context.js';
 
 /** The coder's role, rules and answer format (complete file contents as JSON). */
@@ -12,6 +13,8 @@ Rules:
 - Give the COMPLETE new content of every file you create or modify; never a diff or an excerpt.
 - Paths are relative to the repository root; never absolute, never outside it, never under .git/.
 - Change only what the subtask needs.
+- A file marked "(truncated: …)" was shown only in part: never give it or delete it. An answer that
+  does is refused whole, since it would lose the part you did not see.
 
 Respond with ONLY a JSON object in a \`\`\`json code block, matching:
 {"files":[{"filePath":"src/x.ts","language":"typescript","content":"…","action":"create"|"modify"|"delete"}]}`;
@@ -33,9 +36,9 @@ export interface CoderPromptParams {
   feedback?: string | undefined;
   iteration?: number;
   /** Current content of the files this call will likely change, read from the worktree. */
-  currentFiles: { path: string; content: string; truncated: boolean }[];
+  currentFiles: ContextFile[];
   /** Files left with conflict markers by merging the default branch into the task branch. */
-  conflicts?: { path: string; content: string; truncated: boolean }[] | undefined;
+  conflicts?: ContextFile[] | undefined;
   /** The people's comments on lines of the diff. */
   comments?: { path: string; line: number; body: string }[] | undefined;
 }
@@ -84,14 +87,17 @@ export function buildCoderUserPrompt(params: CoderPromptParams): string {
       "complete, with both sides' intent kept and no conflict markers (<<<<<<<, =======, >>>>>>>) left.",
       '',
     );
-    for (const file of params.conflicts) {
-      parts.push(`### ${file.path}${file.truncated ? ' (truncated)' : ''}`, fence(file.content), '');
-    }
+    for (const file of params.conflicts) parts.push(fileHeading(file), fence(file.content), '');
   }
   parts.push('## Current files');
   if (params.currentFiles.length === 0) parts.push('(none of the relevant files exist yet)');
-  for (const file of params.currentFiles) {
-    parts.push(`### ${file.path}${file.truncated ? ' (truncated)' : ''}`, fence(file.content), '');
-  }
+  for (const file of params.currentFiles) parts.push(fileHeading(file), fence(file.content), '');
   return parts.join('\n');
+}
+
+/** A file's heading; a cut one says how much was shown and that it must not be replaced. */
+function fileHeading(file: ContextFile): string {
+  const [cut] = shownCut([file]);
+  if (!cut) return `### ${file.path}`;
+  return `### ${file.path} (truncated: shown ${shownPart(cut)} — do not replace or delete this file; it cannot be edited in this mode)`;
 }
