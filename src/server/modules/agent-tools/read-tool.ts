@@ -1,5 +1,5 @@
 import { readRegularFile, refuseBinary, stampOf } from './text-file.js';
-import { numberedLine, numberWidth, splitLines, type ToolContext } from './tool-context.js';
+import { numberedLine, numberWidth, plural, splitLines, type ToolContext } from './tool-context.js';
 import type { ToolInput } from './tool-declarations.js';
 import { ToolProblem, type ToolSuccess } from './tool-types.js';
 import { existingFile } from './worktree-paths.js';
@@ -65,7 +65,7 @@ export async function readFileTool(ctx: ToolContext, input: ToolInput<'read_file
     ok: true,
     output: [...shown, ...notes].join('\n'),
     summary: whole
-      ? `Read ${file.rel} (${total} lines)`
+      ? `Read ${file.rel} (${plural(total, 'line')})`
       : `Read ${file.rel} lines ${start}–${end} of ${total}`,
   };
 }

@@ -28,3 +28,8 @@ export function splitLines(text: string): string[] {
   if (lines[lines.length - 1] === '') lines.pop();
   return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
 }
+
+/** "1 line", "3 lines". */
+export function plural(count: number, word: string, many = `${word}s`): string {
+  return `${count} ${count === 1 ? word : many}`;
+}

@@ -1,7 +1,7 @@
 import { lstat, mkdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { countLines, formatBytes, isBinary, readRegularFile, stampOf, writeAtomically } from './text-file.js';
-import type { ToolContext } from './tool-context.js';
+import { plural, type ToolContext } from './tool-context.js';
 import type { ToolInput } from './tool-declarations.js';
 import { ToolProblem, type ToolSuccess } from './tool-types.js';
 import { verifiedParent, writeTarget } from './worktree-paths.js';
@@ -47,8 +47,8 @@ export async function writeFileTool(ctx: ToolContext, input: ToolInput<'write_fi
   const verb = info ? 'Replaced' : 'Created';
   return {
     ok: true,
-    output: `${verb} ${file.rel} (${added} lines, ${formatBytes(content.length)}).`,
-    summary: `Wrote ${file.rel} (${added} lines)`,
+    output: `${verb} ${file.rel} (${plural(added, 'line')}, ${formatBytes(content.length)}).`,
+    summary: `Wrote ${file.rel} (${plural(added, 'line')})`,
     changed: { path: file.rel, added, removed },
   };
 }
