@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executorFor, makeWorktree, type TestWorktree } from './test-worktree.js';
@@ -55,7 +55,7 @@ describe('confinement', () => {
     await symlink(t.outside, path.join(t.worktree, 'outdir'));
     await expectAllRefused(
       ['link.txt'],
-      /link\.txt: (goes through a symlink that leaves the worktree|is a symlink)/,
+      /link\.txt(: goes through a symlink that leaves the worktree| is a symbolic link; change the file it points to instead)/,
     );
     await expectAllRefused(
       ['outdir/secret.txt', 'outdir/new.txt'],
@@ -90,6 +90,16 @@ describe('confinement', () => {
     // Read in full through the alias counts for the real file.
     await tools.ok('write_file', { path: 'src/board.ts', content: 'two\n' });
     expect((await t.read('src/board.ts')).toString()).toBe('two\n');
+  });
+
+  it('never writes through a link, even one that stays inside', async () => {
+    await symlink('src/board.ts', path.join(t.worktree, 'alias.ts'));
+    const tools = executorFor(t);
+    await tools.ok('read_file', { path: 'alias.ts' });
+    const result = await tools.error('write_file', { path: 'alias.ts', content: 'through\n' });
+    expect(result.error).toBe('alias.ts is a symbolic link; change the file it points to instead');
+    expect((await t.read('src/board.ts')).toString()).toBe('one\n');
+    expect((await lstat(path.join(t.worktree, 'alias.ts'))).isSymbolicLink()).toBe(true);
   });
 
   it('refuses a backslash, a NUL and an empty path', async () => {

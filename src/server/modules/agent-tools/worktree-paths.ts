@@ -55,6 +55,9 @@ export async function writeTarget(
 ): Promise<WorktreeFile & { exists: boolean }> {
   const rel = checkedPath(raw);
   const { problem, existing } = await confinementProblem(rootReal, rel, purpose === 'write');
+  if (problem === 'is a symlink') {
+    throw new ToolProblem(`${rel} is a symbolic link; change the file it points to instead`);
+  }
   if (problem) throw new ToolProblem(`${rel}: ${problem}`);
   if (existing === 'directory') throw new ToolProblem(`${rel} is a directory`);
   if (existing === 'other') throw new ToolProblem(`${rel} is not a regular file`);
