@@ -119,7 +119,8 @@ const RM_ALLOWED: Record<string, string> = {
   'src/server/modules/sandbox/egress/egress-testing.ts': 'test sockets',
   'src/server/modules/sandbox/sandbox-probe.main.ts': 'the fixture it made',
   'src/server/modules/agent-tools/text-file.ts': 'its own temporary file, when a write fails',
-  'src/server/modules/agent-tools/write-tools.ts': "delete_file: one file of the run's worktree, confined, as the agent asked",
+  'src/server/modules/agent-tools/write-tools.ts':
+    "delete_file: one file of the run's worktree, confined, as the agent asked",
   'src/server/modules/agent-tools/test-worktree.ts': 'test worktrees',
   'src/server/lib/git.ts': "an untrusted git's temporary HOME",
   'src/server/db/client.ts': 'a database directory it created',
