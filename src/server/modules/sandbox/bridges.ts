@@ -1,3 +1,5 @@
+import { socatBridgeArgv } from './egress/bridge.js';
+
 /**
  * The processes that carry TCP across the sandbox's wall. A sandbox has a network namespace of its
  * own with only a loopback, so:
@@ -58,9 +60,11 @@ export function withBridges(plan: BridgePlan, argv: readonly string[]): string[]
   const socat = quote(plan.socat);
   const lines: string[] = [];
   for (const { port, socket } of plan.listeners) {
-    lines.push(
-      `(${socat} TCP4-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr,max-children=${MAX_CHILDREN} UNIX-CONNECT:${quote(socket)} </dev/null >/dev/null 2>&1 &)`,
+    const listener = socatBridgeArgv(
+      { port, socketPath: socket },
+      { socat: plan.socat, maxChildren: MAX_CHILDREN },
     );
+    lines.push(`(${listener.map(quote).join(' ')} </dev/null >/dev/null 2>&1 &)`);
   }
   for (const { socket, host, port } of plan.exposed) {
     const target = host === '::1' ? `TCP6:[::1]:${port},nodelay` : `TCP4:127.0.0.1:${port},nodelay`;

@@ -1,5 +1,5 @@
 import type { Logger } from '@/server/lib/logger.js';
-import { createNetworkPolicy } from '@/server/lib/network-policy.js';
+import { egressAddressPolicy } from './egress/egress-proxy.js';
 import { parseAllowList } from './egress/host-allow-list.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { limitsConfig, sandboxLimits } from './sandbox-limits.js';
@@ -56,7 +56,7 @@ export async function setUpSandbox(setup: SandboxSetup, logger: Logger): Promise
       allowList: list.patterns,
       // A sandbox never reaches the operator's loopback or private network, even on a laptop,
       // unless the operator names the host in AUTOCODER_ALLOWED_HOSTS too.
-      policy: createNetworkPolicy({ serverOnLoopback: false, allowedHosts: setup.privateHosts }),
+      policy: egressAddressPolicy(setup.privateHosts),
       logger,
     },
     ...(limits.mode === 'cgroup' && limits.cgroups

@@ -2,6 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { egressAddressPolicy } from './egress/egress-proxy.js';
+import { parseAllowList } from './egress/host-allow-list.js';
+import { createSandbox, type Sandbox } from './sandbox.js';
 
 /** The pids whose command line contains `token` (a unique argument such as `sleep 987123`). */
 export async function pidsRunning(token: string): Promise<number[]> {
@@ -71,4 +74,34 @@ export function checkoutReadableBy(uid: number, checkout: string): boolean {
     { stdio: 'ignore' },
   );
   return probe.status === 0;
+}
+
+/**
+ * A bubblewrap sandbox over the fixture whose operator lists `hosts`, where the names in
+ * `loopbackNames` resolve to this machine's loopback (a registry mirror on it) and are also
+ * allowed to reach it (AUTOCODER_ALLOWED_HOSTS) unless `privateHosts` says otherwise.
+ */
+export function sandboxWithNetwork(
+  fx: SandboxFixture,
+  options: {
+    bwrapPath: string | null;
+    path: string;
+    hosts: readonly string[];
+    loopbackNames: readonly string[];
+    privateHosts?: readonly string[];
+  },
+): Sandbox {
+  return createSandbox({
+    mode: 'bwrap',
+    bwrapPath: options.bwrapPath,
+    path: options.path,
+    hidden: [fx.dataDir],
+    network: {
+      allowList: parseAllowList(options.hosts).patterns,
+      policy: egressAddressPolicy(options.privateHosts ?? options.loopbackNames),
+      logger: { info: () => {} },
+      lookup: async (host) =>
+        options.loopbackNames.includes(host) ? [{ address: '127.0.0.1', family: 4 }] : [],
+    },
+  });
 }

@@ -5,11 +5,8 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNetworkPolicy } from '@/server/lib/network-policy.js';
-import { parseAllowList } from './egress/host-allow-list.js';
-import { createSandbox } from './sandbox.js';
 import { findBwrap, findProgram } from './sandbox-mode.js';
-import { type SandboxFixture, sandboxFixture } from './sandbox-testing.js';
+import { type SandboxFixture, sandboxFixture, sandboxWithNetwork } from './sandbox-testing.js';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
 const bwrapPath = findBwrap(PATH);
@@ -70,18 +67,7 @@ describe.skipIf(!bwrapPath || !findProgram('npm', PATH))('npm ci in the sandbox'
   });
 
   const sandboxWith = (hosts: string[]) =>
-    createSandbox({
-      mode: 'bwrap',
-      bwrapPath,
-      path: PATH,
-      hidden: [fx.dataDir],
-      network: {
-        allowList: parseAllowList(hosts).patterns,
-        policy: createNetworkPolicy({ serverOnLoopback: false, allowedHosts: ['registry.test'] }),
-        logger: { info: () => {} },
-        lookup: async (host) => (host === 'registry.test' ? [{ address: '127.0.0.1', family: 4 }] : []),
-      },
-    });
+    sandboxWithNetwork(fx, { bwrapPath, path: PATH, hosts, loopbackNames: ['registry.test'] });
   const check =
     'npm ci --no-audit --no-fund --fetch-retries=0 --registry=http://registry.test:PORT/ && node -e "console.log(require(\'tiny-dep\'))"';
 

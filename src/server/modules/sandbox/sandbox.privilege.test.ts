@@ -2,18 +2,20 @@ import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import { arch } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNetworkPolicy } from '@/server/lib/network-policy.js';
-import { parseAllowList } from './egress/host-allow-list.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 import { expectContained } from './sandbox-expect.js';
 import { DEFAULT_SANDBOX_USER, findBwrap, findProgram } from './sandbox-mode.js';
 import { probeFacts, probeScript } from './sandbox-probe.js';
-import { checkoutReadableBy, type SandboxFixture, sandboxFixture } from './sandbox-testing.js';
+import {
+  checkoutReadableBy,
+  type SandboxFixture,
+  sandboxFixture,
+  sandboxWithNetwork,
+} from './sandbox-testing.js';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
 const bwrapPath = findBwrap(PATH);
@@ -130,23 +132,14 @@ describe.skipIf(!bwrapPath)('the sandbox reaches the network only through the al
     await rm(fx.root, { recursive: true, force: true });
   });
 
-  /** Names as the host's DNS would answer them: a registry mirror on this machine's loopback. */
-  const lookup = async (host: string) =>
-    host === 'registry.test' || host === 'other.test' ? [{ address: '127.0.0.1', family: 4 }] : [];
-
   /** A sandbox whose operator lists `hosts`; `registry.test` may reach loopback (AUTOCODER_ALLOWED_HOSTS). */
-  function withList(hosts: string[], privateHosts = ['registry.test', 'other.test']) {
-    return createSandbox({
-      mode: 'bwrap',
+  function withList(hosts: string[], privateHosts?: string[]) {
+    return sandboxWithNetwork(fx, {
       bwrapPath,
       path: PATH,
-      hidden: [fx.dataDir],
-      network: {
-        allowList: parseAllowList(hosts).patterns,
-        policy: createNetworkPolicy({ serverOnLoopback: false, allowedHosts: privateHosts }),
-        logger: { info: () => {} },
-        lookup,
-      },
+      hosts,
+      loopbackNames: ['registry.test', 'other.test'],
+      ...(privateHosts ? { privateHosts } : {}),
     });
   }
   const fetchInside = (sandbox: Sandbox, url: string) =>
