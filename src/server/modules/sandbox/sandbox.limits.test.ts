@@ -84,3 +84,32 @@ describe('a step that grows its worktree past the cap', () => {
     }
   });
 });
+
+describe.skipIf(!bwrapPath)("a sandbox's private /tmp", () => {
+  it('holds no more than its size', async () => {
+    const fx = await sandboxFixture();
+    const sandbox = createSandbox({
+      mode: 'bwrap',
+      bwrapPath,
+      path: PATH,
+      hidden: [fx.dataDir],
+      tmpBytes: 1024 * 1024,
+    });
+    try {
+      const result = await sandbox.run({
+        command: [
+          'sh',
+          '-c',
+          'head -c 500000 /dev/zero > /tmp/small && head -c 3000000 /dev/zero > /tmp/big',
+        ],
+        cwd: fx.worktree,
+        timeoutMs: 60_000,
+      });
+      expect(result.exitCode).not.toBe(0);
+      expect(result.tail).toMatch(/No space left on device/);
+    } finally {
+      await sandbox.close();
+      await rm(fx.root, { recursive: true, force: true });
+    }
+  });
+});
