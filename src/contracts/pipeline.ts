@@ -97,6 +97,11 @@ export const ERROR_TYPES = [
   'budget_exceeded',
   /** A check (or service) left a nested git repository in the worktree: the run stops, nothing of it committed. */
   'nested_repository',
+  /**
+   * The agent's tool loop went nowhere: 5 bad tool calls in a row, or the step's `maxToolCalls`
+   * spent without finishing. Retry runs the step again, its edits so far kept.
+   */
+  'agent_stuck',
 ] as const;
 export type PipelineErrorType = (typeof ERROR_TYPES)[number];
 
@@ -220,9 +225,16 @@ export const ANTHROPIC_KEY_PATTERN = /^sk-ant-[A-Za-z0-9_-]{8,200}$/;
 
 // ---- Usage ----------------------------------------------------------------------------------------
 
+/**
+ * Tokens of a call or a run. `inputTokens` counts every input token the provider processed, the
+ * cached ones included; `cacheReadTokens` and `cacheWriteTokens` say how many of them were read
+ * from or written to the provider's prompt cache (priced apart).
+ */
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 export interface AgentCallUsage extends TokenUsage {
@@ -231,6 +243,10 @@ export interface AgentCallUsage extends TokenUsage {
   /** Estimated cost in US dollars; 0 for the simulator and unknown models. */
   costUsd: number;
   durationMs: number;
+  /** Tool calls the agent made in this step (the tool loop; absent for one answer). */
+  toolCalls?: number;
+  /** Provider calls (turns) the step took. */
+  turns?: number;
 }
 
 // ---- Runs as the API shows them ------------------------------------------------------------------
@@ -343,6 +359,48 @@ export interface CheckResultData {
   nestedRepository?: string;
   timestamp: number;
 }
+/** The tool names an agent step may call (see modules/agent-tools). */
+export const AGENT_TOOL_NAMES = [
+  'list_files',
+  'read_file',
+  'search',
+  'edit_file',
+  'write_file',
+  'delete_file',
+  'run_check',
+  'finish',
+] as const;
+export type AgentToolName = (typeof AGENT_TOOL_NAMES)[number];
+
+/**
+ * An agent called a tool (the tool loop). `input` is the call's arguments as the model sent them,
+ * long strings cut (edit texts, file contents); `tool` may be a name the model made up.
+ */
+export interface AgentToolCallData {
+  runId: string;
+  agent: AgentType;
+  /** Pairs the call with its `agent-tool-result`. */
+  callId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  timestamp: number;
+}
+
+/** What a tool call came to: one line a person reads, and for a change its counts and hunk. */
+export interface AgentToolResultData {
+  runId: string;
+  agent: AgentType;
+  callId: string;
+  ok: boolean;
+  /** "Read src/board.ts lines 1–200", "Edited src/board.ts +3 −1", "Ran the check — failed, exit 1". */
+  summary: string;
+  /** A write, edit or delete: the file, its line counts, and the change as a unified diff (capped). */
+  change?: { path: string; added: number; removed: number; patch?: string };
+  /** run_check: how the check ended (its output is in the check log). */
+  check?: { passed: boolean; exitCode: number | null };
+  timestamp: number;
+}
+
 export interface RunUpdateData {
   run: PipelineRunSummary;
   timestamp: number;
@@ -363,6 +421,8 @@ export type PipelineEvent =
   | { type: 'timeout'; data: TimeoutData }
   | { type: 'check-log'; data: CheckLogData }
   | { type: 'check-result'; data: CheckResultData }
+  | { type: 'agent-tool-call'; data: AgentToolCallData }
+  | { type: 'agent-tool-result'; data: AgentToolResultData }
   | CoordinationEvent
   | HeadMovedEvent;
 

@@ -28,6 +28,23 @@ export const CHECK_TIMEOUT_SECONDS = { min: 10, max: 3600, default: 300 } as con
  */
 export const TASK_TOKEN_BUDGET = { min: 1, max: 2_000_000_000 } as const;
 
+/**
+ * How the coder does its step (`coderEngine`): `autocoder`, AutoCoder's own loop of tool calls on
+ * the worktree (read, search, edit, run the check), where the provider has tool use; `one-shot`,
+ * one answer of whole files per subtask (models without tool use, the seed's format).
+ */
+export const CODER_ENGINES = ['autocoder', 'one-shot'] as const;
+export type CoderEngineId = (typeof CODER_ENGINES)[number];
+export const CODER_ENGINE_LABELS: Record<CoderEngineId, string> = {
+  autocoder: 'AutoCoder agent (reads, searches, edits, runs the check)',
+  'one-shot': 'One-shot (whole files in one answer)',
+};
+/** Tool calls one agent step may make (`maxToolCalls`). */
+export const MAX_TOOL_CALLS = { min: 1, max: 500, default: 60 } as const;
+export const coderEngineSchema = z.enum(CODER_ENGINES, {
+  error: `The coder engine must be one of ${CODER_ENGINES.join(', ')}`,
+});
+
 /** PATCH /api/projects/:id — any of the fields; an empty check command clears it, a null budget removes it. */
 export const updateProjectSchema = z
   .strictObject({
@@ -69,10 +86,18 @@ export const updateProjectSchema = z
      * operator's whole list; []: no network.
      */
     sandboxAllowedHosts: sandboxAllowedHostsSchema.nullable().optional(),
+    /** How the coder does its step; a task may override it. */
+    coderEngine: coderEngineSchema.optional(),
+    maxToolCalls: z
+      .number('The tool-call limit must be a number')
+      .int('The tool-call limit must be a whole number')
+      .min(MAX_TOOL_CALLS.min, `The tool-call limit must be at least ${MAX_TOOL_CALLS.min}`)
+      .max(MAX_TOOL_CALLS.max, `The tool-call limit must be at most ${MAX_TOOL_CALLS.max}`)
+      .optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
     message:
-      'Give at least one of name, checkCommand, checkTimeoutSeconds, taskTokenBudget, serviceEnv, sandboxAllowedHosts',
+      'Give at least one of name, checkCommand, checkTimeoutSeconds, taskTokenBudget, serviceEnv, sandboxAllowedHosts, coderEngine, maxToolCalls',
   });
 
 export const filePathQuerySchema = z.strictObject({ path: z.string().min(1).max(4096) });
@@ -106,6 +131,10 @@ export interface Project {
    * AUTOCODER_SANDBOX_ALLOWED_HOSTS; null: the operator's whole list; []: no network.
    */
   sandboxAllowedHosts: string[] | null;
+  /** How the coder does its step (a task may override it): see CODER_ENGINES. */
+  coderEngine: CoderEngineId;
+  /** Tool calls one agent step may make before the run pauses (`agent_stuck`). */
+  maxToolCalls: number;
   createdAt: string;
   updatedAt: string;
 }

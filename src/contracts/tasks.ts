@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cleanString, rawString } from './common.js';
 import type { PipelineRunSummary } from './pipeline.js';
+import { type CoderEngineId, coderEngineSchema } from './projects.js';
 import { TASK_STATUSES, type TaskStatus } from './task-status.js';
 
 export { TASK_STATUSES, type TaskStatus };
@@ -64,6 +65,8 @@ export const updateTaskSchema = z
     category: z.enum(TASK_CATEGORIES).optional(),
     priority: z.enum(TASK_PRIORITIES).optional(),
     subtasks: z.array(subtaskSchema).max(50).nullable().optional(),
+    /** The coder engine for this task's runs; null: the project's. */
+    coderEngine: coderEngineSchema.nullable().optional(),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'Nothing to update' });
 
@@ -101,6 +104,8 @@ export interface Task {
   status: TaskStatus;
   position: number;
   subtasks: Subtask[] | null;
+  /** The coder engine of this task's runs, overriding the project's; null: the project's. */
+  coderEngine: CoderEngineId | null;
   createdAt: string;
   updatedAt: string;
 }

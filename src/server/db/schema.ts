@@ -26,6 +26,7 @@ import type {
   Subtask,
   TokenUsage,
 } from '@/contracts/pipeline.js';
+import type { CoderEngineId } from '@/contracts/projects.js';
 import type { RunCursor } from '@/contracts/run-lifecycle.js';
 
 /** Tokens and estimated cost. */
@@ -88,6 +89,10 @@ export const projects = pgTable(
     sandboxAllowedHosts: jsonb('sandbox_allowed_hosts').$type<string[]>(),
     /** Tokens (input + output, all runs) each task may spend; null: no budget. */
     taskTokenBudget: integer('task_token_budget'),
+    /** How the coder does its step: 'autocoder' (the tool loop) or 'one-shot'. */
+    coderEngine: text('coder_engine').$type<CoderEngineId>().notNull().default('autocoder'),
+    /** Tool calls one agent step may make. */
+    maxToolCalls: integer('max_tool_calls').notNull().default(60),
     /**
      * Bumped by triggers on every write to the project's tasks and to their runs' card fields
      * (drizzle/0002): the board list's ETag, read with one indexed lookup.
@@ -101,6 +106,7 @@ export const projects = pgTable(
     check('projects_check_command_length', sql`char_length(${table.checkCommand}) <= 1000`),
     check('projects_check_timeout_range', sql`${table.checkTimeoutSeconds} between 10 and 3600`),
     check('projects_task_token_budget_positive', sql`${table.taskTokenBudget} >= 1`),
+    check('projects_max_tool_calls_range', sql`${table.maxToolCalls} between 1 and 500`),
   ],
 );
 
@@ -119,6 +125,8 @@ export const tasks = pgTable(
     /** Orders cards within a column; fractional so a move writes one row. */
     position: doublePrecision('position').notNull().default(0),
     subtasks: jsonb('subtasks').$type<Subtask[]>(),
+    /** The coder engine of this task's runs, overriding the project's; null: the project's. */
+    coderEngine: text('coder_engine').$type<CoderEngineId>(),
     /** Not read or written since the run's state moved to `pipeline_runs`; kept only so no migration drops data. */
     pipelineState: jsonb('pipeline_state').$type<Record<string, unknown>>(),
     createdAt: createdAt(),

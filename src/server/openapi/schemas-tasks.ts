@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PIPELINE_PHASES, PIPELINE_STATUSES } from '@/contracts/pipeline.js';
+import { CODER_ENGINES } from '@/contracts/projects.js';
 import {
   type CardRun,
   TASK_CATEGORIES,
@@ -24,6 +25,10 @@ const taskShape = {
   subtasks: z
     .array(z.object({ id: z.string(), title: z.string(), description: z.string(), order: z.number().int() }))
     .nullable(),
+  coderEngine: z
+    .enum(CODER_ENGINES)
+    .nullable()
+    .openapi({ description: 'The coder engine of this task’s runs; null: the project’s' }),
   createdAt: isoDate(),
   updatedAt: isoDate(),
 };

@@ -20,6 +20,7 @@ import {
   runOptionsSchema,
 } from '@/contracts/pipeline.js';
 import {
+  CODER_ENGINES,
   createProjectSchema,
   filePathQuerySchema,
   type ImportOptions,
@@ -107,6 +108,11 @@ export const ProjectSchema: z.ZodType<Project> = z
       description:
         'Hosts the project’s sandboxes may reach, within the operator’s AUTOCODER_SANDBOX_ALLOWED_HOSTS; null: the operator’s list; []: none',
     }),
+    coderEngine: z.enum(CODER_ENGINES).openapi({
+      description:
+        'How the coder does its step: autocoder (a loop of tool calls on the worktree) or one-shot (whole files in one answer); a task may override it',
+    }),
+    maxToolCalls: z.number().int().openapi({ description: 'Tool calls one agent step may make' }),
     createdAt: isoDate(),
     updatedAt: isoDate(),
   })
@@ -243,6 +249,8 @@ const EVENT_TYPES: Record<PipelineEventType, true> = {
   'pipeline-complete': true,
   usage: true,
   'run-update': true,
+  'agent-tool-call': true,
+  'agent-tool-result': true,
   timeout: true,
   'check-log': true,
   'check-result': true,

@@ -46,7 +46,14 @@ export async function insertProject(db: Db, values: typeof projects.$inferInsert
 export type ProjectSettings = Partial<
   Pick<
     ProjectRow,
-    'name' | 'checkCommand' | 'checkTimeoutSeconds' | 'taskTokenBudget' | 'serviceEnv' | 'sandboxAllowedHosts'
+    | 'name'
+    | 'checkCommand'
+    | 'checkTimeoutSeconds'
+    | 'taskTokenBudget'
+    | 'serviceEnv'
+    | 'sandboxAllowedHosts'
+    | 'coderEngine'
+    | 'maxToolCalls'
   >
 >;
 

@@ -61,6 +61,8 @@ export function toProject(row: ProjectRow): Project {
     taskTokenBudget: row.taskTokenBudget,
     serviceEnv: row.serviceEnv,
     sandboxAllowedHosts: row.sandboxAllowedHosts ?? null,
+    coderEngine: row.coderEngine,
+    maxToolCalls: row.maxToolCalls,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

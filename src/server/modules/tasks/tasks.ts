@@ -44,6 +44,7 @@ export function toTask(row: TaskRow): Task {
     status: row.status as TaskStatus,
     position: row.position,
     subtasks: row.subtasks ?? null,
+    coderEngine: row.coderEngine ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

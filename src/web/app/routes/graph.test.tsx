@@ -21,6 +21,8 @@ const project: Project = {
   taskTokenBudget: null,
   serviceEnv: {},
   sandboxAllowedHosts: null,
+  coderEngine: 'autocoder',
+  maxToolCalls: 60,
   checkTimeoutSeconds: 600,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',

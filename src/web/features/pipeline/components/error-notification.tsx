@@ -32,6 +32,7 @@ const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
   lock_conflict: 'another agent is writing a file this run changes',
   budget_exceeded: 'the next call could pass the task’s token budget',
   nested_repository: 'the check left a git repository in the worktree',
+  agent_stuck: 'the agent’s tool calls went nowhere',
 };
 
 /** Errors this recent when they reach the page are news; older ones come from a replay. */

@@ -16,6 +16,8 @@ const project: Project = {
   taskTokenBudget: 200_000,
   serviceEnv: {},
   sandboxAllowedHosts: null,
+  coderEngine: 'autocoder',
+  maxToolCalls: 60,
   createdAt: '2026-11-01T10:00:00.000Z',
   updatedAt: '2026-11-01T10:00:00.000Z',
 };
