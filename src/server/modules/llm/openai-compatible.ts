@@ -2,7 +2,15 @@ import OpenAI from 'openai';
 import { yieldTurn } from '@/server/lib/yield-turn.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, guardCall } from './call-guard.js';
 import { toLlmError } from './errors.js';
-import type { LlmProvider, LlmRequest, LlmResponse } from './provider.js';
+import type {
+  LlmProvider,
+  LlmRequest,
+  LlmResponse,
+  ToolCallRequest,
+  TurnMessage,
+  TurnRequest,
+  TurnResponse,
+} from './provider.js';
 
 /** Local servers (Ollama, vLLM, LM Studio) ignore the key, but the SDK and some proxies want one. */
 const PLACEHOLDER_KEY = 'not-needed';
@@ -16,6 +24,48 @@ export interface OpenAiProviderOptions {
   timeoutMs?: number;
   /** The fetch to call the endpoint with: a guarded one for a URL a user chose. */
   fetch?: typeof fetch;
+}
+
+type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+/** A failed call's result as the model reads it: chat completions have no error flag of their own. */
+export const TOOL_ERROR_PREFIX = 'Error: ';
+
+function toMessages(system: string, messages: TurnMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [{ role: 'system', content: system }];
+  for (const message of messages) {
+    switch (message.role) {
+      case 'user':
+        out.push({ role: 'user', content: message.text });
+        break;
+      case 'assistant':
+        out.push({
+          role: 'assistant',
+          content: message.text || null,
+          ...(message.toolCalls.length > 0
+            ? {
+                tool_calls: message.toolCalls.map((call) => ({
+                  id: call.id,
+                  type: 'function' as const,
+                  function: { name: call.name, arguments: call.arguments || '{}' },
+                })),
+              }
+            : {}),
+        });
+        break;
+      case 'tool':
+        for (const result of message.results) {
+          out.push({
+            role: 'tool',
+            tool_call_id: result.callId,
+            content: result.ok ? result.content || '(empty)' : `${TOOL_ERROR_PREFIX}${result.content}`,
+          });
+        }
+        if (message.text) out.push({ role: 'user', content: message.text });
+        break;
+    }
+  }
+  return out;
 }
 
 /** Any chat.completions endpoint, streamed with usage reporting. No SDK retries. */
@@ -35,23 +85,36 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): LlmProvider {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
 
-  async function stream(request: LlmRequest): Promise<LlmResponse> {
+  async function turn(request: TurnRequest): Promise<TurnResponse> {
     const guard = guardCall(request.signal, idleMs);
     let text = '';
     let model = request.model;
     let inputTokens = 0;
     let outputTokens = 0;
+    let cachedTokens = 0;
     let stopReason: string | null = null;
+    const calls = new Map<number, ToolCallRequest>();
     let callbackFailure: { error: unknown } | undefined;
+    const callback = <A>(fn: ((arg: A) => void) | undefined, arg: A) => {
+      try {
+        fn?.(arg);
+      } catch (error) {
+        callbackFailure = { error };
+        throw error;
+      }
+    };
     try {
+      const tools = request.tools.map((tool) => ({
+        type: 'function' as const,
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      }));
       const chunks = await client.chat.completions.create(
         {
           model: request.model,
           max_tokens: request.maxTokens,
-          messages: [
-            { role: 'system', content: request.system },
-            { role: 'user', content: request.prompt },
-          ],
+          messages: toMessages(request.system, request.messages),
+          ...(tools.length > 0 ? { tools } : {}),
+          ...(tools.length > 0 && request.toolChoice === 'none' ? { tool_choice: 'none' as const } : {}),
           stream: true,
           stream_options: { include_usage: true },
         },
@@ -65,23 +128,36 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): LlmProvider {
         if (chunk.usage) {
           inputTokens = chunk.usage.prompt_tokens;
           outputTokens = chunk.usage.completion_tokens;
+          cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
         }
         const choice = chunk.choices[0];
         const delta = choice?.delta?.content;
         if (delta) {
           text += delta;
-          try {
-            request.onText(delta);
-          } catch (error) {
-            callbackFailure = { error };
-            throw error;
+          callback(request.onText, delta);
+        }
+        for (const part of choice?.delta?.tool_calls ?? []) {
+          let call = calls.get(part.index);
+          if (!call) {
+            call = { id: part.id ?? `call_${part.index}`, name: part.function?.name ?? '', arguments: '' };
+            calls.set(part.index, call);
+            callback(request.onToolCallStart, { id: call.id, name: call.name });
+          } else if (part.function?.name && !call.name) {
+            call.name = part.function.name;
           }
+          call.arguments += part.function?.arguments ?? '';
         }
         if (choice?.finish_reason) stopReason = choice.finish_reason;
       }
       // The SDK ends the iteration quietly when its signal fires; no finish_reason means the stream was cut short.
       if (stopReason === null) throw new Error('the stream ended before a finish_reason');
-      return { text, usage: { inputTokens, outputTokens }, model, stopReason };
+      return {
+        text,
+        toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),
+        usage: { inputTokens, outputTokens, ...(cachedTokens ? { cacheReadTokens: cachedTokens } : {}) },
+        model,
+        stopReason,
+      };
     } catch (error) {
       if (callbackFailure) throw callbackFailure.error;
       throw toLlmError(error, {
@@ -97,5 +173,14 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): LlmProvider {
     }
   }
 
-  return { id: 'openai', simulated: false, stream };
+  async function stream(request: LlmRequest): Promise<LlmResponse> {
+    const { text, usage, model, stopReason } = await turn({
+      ...request,
+      tools: [],
+      messages: [{ role: 'user', text: request.prompt }],
+    });
+    return { text, usage, model, stopReason };
+  }
+
+  return { id: 'openai', simulated: false, stream, turn };
 }

@@ -11,7 +11,7 @@ interface Price {
 
 /**
  * Anthropic's list prices, most specific first. Opus 4.5 is priced apart from Opus 4 / 4.1, so the Opus 4
- * pattern must not match "opus-4-5". Prompt-cache discounts are not modelled: estimates, not invoices.
+ * pattern must not match "opus-4-5". Estimates, not invoices.
  */
 const PRICES: readonly Price[] = [
   { match: /opus-4-5|opus-4\.5/, input: 5, output: 25 },
@@ -21,9 +21,14 @@ const PRICES: readonly Price[] = [
   { match: /3-5-haiku|haiku-3[-.]5/, input: 0.8, output: 4 },
 ];
 
+/** Anthropic's prompt cache: a 5-minute cache write costs 1.25× the input price, a read 0.1×. */
+export const CACHE_WRITE_FACTOR = 1.25;
+export const CACHE_READ_FACTOR = 0.1;
+
 /**
- * Estimated cost in US dollars of one call. Unknown models, and anything the offline simulator answered
- * (`simulated`), cost 0.
+ * Estimated cost in US dollars of one call. `inputTokens` counts all input; the part read from or
+ * written to the prompt cache is priced as such. Unknown models, and anything the offline
+ * simulator answered (`simulated`), cost 0.
  */
 export function estimateCostUsd(
   model: string,
@@ -34,5 +39,9 @@ export function estimateCostUsd(
   const id = model.toLowerCase();
   const price = PRICES.find((p) => p.match.test(id));
   if (!price) return 0;
-  return (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
+  const read = usage.cacheReadTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
+  const uncached = Math.max(0, usage.inputTokens - read - written);
+  const input = uncached + written * CACHE_WRITE_FACTOR + read * CACHE_READ_FACTOR;
+  return (input * price.input + usage.outputTokens * price.output) / 1_000_000;
 }

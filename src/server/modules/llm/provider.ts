@@ -55,9 +55,72 @@ export class LlmError extends Error {
   }
 }
 
+/** A tool the model may call: its name, what it does, and its input's JSON Schema. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** A tool call as the model made it: `arguments` is the JSON text it sent (maybe not valid JSON). */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** What a tool call came to, as the model is told it; `ok: false` marks a tool error. */
+export interface ToolCallOutcome {
+  callId: string;
+  ok: boolean;
+  content: string;
+}
+
+/** One message of a tool-using conversation, in AutoCoder's words (each provider spells it its way). */
+export type TurnMessage =
+  | { role: 'user'; text: string }
+  | { role: 'assistant'; text: string; toolCalls: ToolCallRequest[] }
+  /** The results of the previous turn's calls, and maybe a word to the model after them. */
+  | { role: 'tool'; results: ToolCallOutcome[]; text?: string };
+
+/** One turn of a tool-using conversation: the model answers with prose, tool calls, or both. */
+export interface TurnRequest {
+  agent: AgentType;
+  model: string;
+  maxTokens: number;
+  system: string;
+  tools: ToolSpec[];
+  messages: TurnMessage[];
+  /** `none`: the model must answer in prose (the tools stay declared for the history's sake). */
+  toolChoice?: 'auto' | 'none';
+  /**
+   * Mark the system prompt, the tools and the conversation so far for the provider's prompt
+   * cache (Anthropic's cache_control; OpenAI-compatible endpoints cache prefixes themselves).
+   */
+  cache?: boolean;
+  signal?: AbortSignal;
+  /** Called with each text delta as it arrives. */
+  onText: (chunk: string) => void;
+  /** Called when the model starts a tool call (its input still streaming). */
+  onToolCallStart?: (call: { id: string; name: string }) => void;
+  runId?: string;
+}
+
+export interface TurnResponse {
+  text: string;
+  toolCalls: ToolCallRequest[];
+  usage: TokenUsage;
+  model: string;
+  /** Anthropic's or OpenAI's own word: end_turn / tool_use / max_tokens, stop / tool_calls / length. */
+  stopReason: string | null;
+}
+
 export interface LlmProvider {
   readonly id: ProviderId;
   /** True for the offline simulator: what it writes is scripted, not AI. */
   readonly simulated: boolean;
+  /** One streamed answer to one prompt (the one-shot agents). */
   stream(request: LlmRequest): Promise<LlmResponse>;
+  /** One streamed turn of a tool-using conversation (the agent loop). */
+  turn(request: TurnRequest): Promise<TurnResponse>;
 }

@@ -108,6 +108,7 @@ function providerFor(env: ExecutionEnv, resolved: ResolvedProvider, runId: strin
       id: resolved.provider,
       simulated: resolved.provider === 'simulator',
       stream: () => Promise.reject(error),
+      turn: () => Promise.reject(error),
     };
   }
 }

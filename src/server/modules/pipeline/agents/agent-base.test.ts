@@ -44,6 +44,9 @@ function chunkedProvider(chunks: string[]) {
       }
       return { text, usage: { inputTokens: 1, outputTokens: 1 }, model: 'm', stopReason: 'end' };
     },
+    turn() {
+      return Promise.reject(new Error('no tool use here'));
+    },
   };
   return { provider, seen };
 }
