@@ -3,6 +3,7 @@ import { estimateCostUsd } from '../llm/pricing.js';
 import { type AgentResult, unrecordedUsage } from './agents/agent-base.js';
 import { budgetGuard } from './budget.js';
 import type { DriverEnv, RunContext } from './run-context.js';
+import { timelineEvents } from './run-timeline.js';
 import type { RunRow } from './runs.repo.js';
 
 /**
@@ -20,6 +21,15 @@ export const agentParams = (env: DriverEnv, ctx: RunContext, agent: AgentType) =
   onChunk: (chunk: string) => {
     if (!ctx.handle.cancelled) env.transitions.events.chunk(ctx.taskId, ctx.runId, agent, chunk);
   },
+  // With AutoCoder's own engine, the planner and the reviewer may read the worktree before they answer.
+  tools:
+    ctx.coderEngine === 'autocoder'
+      ? {
+          worktree: ctx.worktreePath,
+          maxToolCalls: ctx.maxToolCalls,
+          events: timelineEvents(env, ctx, agent),
+        }
+      : undefined,
 });
 
 /** Adds a call's tokens and cost to the run (one write per call) and announces it. */
@@ -28,9 +38,17 @@ export async function recordCall(
   ctx: RunContext,
   agent: AgentType,
   result: AgentResult<unknown>,
+  loop?: { toolCalls: number; turns: number },
 ) {
   const costUsd = estimateCostUsd(result.model, result.tokenUsage, { simulated: ctx.provider.simulated });
-  const call = { agent, model: result.model, ...result.tokenUsage, costUsd, durationMs: result.durationMs };
+  const call: AgentCallUsage = {
+    agent,
+    model: result.model,
+    ...result.tokenUsage,
+    costUsd,
+    durationMs: result.durationMs,
+    ...loop,
+  };
   ctx.usage.inputTokens += call.inputTokens;
   ctx.usage.outputTokens += call.outputTokens;
   ctx.usage.costUsd += costUsd;

@@ -5,8 +5,10 @@ import { commitAll } from '../workspace/commit.js';
 import { type ContextFile, readFilesForContext, shownCut } from '../workspace/context.js';
 import { filesWithConflictMarkers, mergeDefaultIntoWorktree } from '../workspace/update-branch.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
+import { buildCoderLoopPrompt } from './prompts/coder-loop-prompt.js';
 import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
 import { failedCheckOf } from './run-check.js';
+import { codeWithLoop } from './run-coder-loop.js';
 import { type DriverEnv, mergeFileChanges, type RunContext } from './run-context.js';
 import { checkGoingOn, persist } from './run-steps.js';
 
@@ -93,6 +95,39 @@ export async function fixWith(
   },
 ) {
   const unresolved = opts.conflicts ?? [];
+  const beforeCommit = async () => {
+    const left = await filesWithConflictMarkers(ctx.worktreePath, unresolved);
+    if (left.length > 0) {
+      throw new AppError('INVALID_AGENT_OUTPUT', `The coder left conflict markers in: ${left.join(', ')}`);
+    }
+  };
+  const message = `${opts.message}\n\nIteration ${ctx.iteration} of "${ctx.task.title}".`;
+  const personAsked = Boolean(opts.feedback || opts.comments?.length);
+  const brief = {
+    task: ctx.task,
+    subtask: null,
+    iteration: ctx.iteration,
+    previousOutputs: ctx.fileChanges,
+    reviewFindings: personAsked ? undefined : (ctx.review ?? undefined),
+    failedCheck: personAsked ? undefined : failedCheckOf(ctx),
+    feedback: opts.feedback,
+    comments: opts.comments,
+  };
+  if (ctx.coderEngine === 'autocoder') {
+    const recorded = await codeWithLoop(
+      env,
+      ctx,
+      buildCoderLoopPrompt({ ...brief, conflicts: unresolved }),
+      message,
+      beforeCommit,
+    );
+    return persist(env, ctx, {
+      fileChanges: { files: ctx.fileChanges },
+      headCommit: ctx.headCommit,
+      ...usagePatch(ctx),
+      ...callPatch(row, 'coder', recorded),
+    });
+  }
   const conflicts = unresolved.length
     ? await readFilesForContext(ctx.worktreePath, unresolved, env.budgets.files)
     : undefined;
@@ -102,14 +137,7 @@ export async function fixWith(
   const currentFiles = await readFilesForContext(ctx.worktreePath, paths, env.budgets.files);
   const result = await executeCoderAgent({
     ...agentParams(env, ctx, 'coder'),
-    task: ctx.task,
-    subtask: null,
-    iteration: ctx.iteration,
-    previousOutputs: ctx.fileChanges,
-    reviewFindings: opts.feedback || opts.comments?.length ? undefined : (ctx.review ?? undefined),
-    failedCheck: opts.feedback || opts.comments?.length ? undefined : failedCheckOf(ctx),
-    feedback: opts.feedback,
-    comments: opts.comments,
+    ...brief,
     conflicts,
     currentFiles,
   });
@@ -119,13 +147,8 @@ export async function fixWith(
     ctx,
     result.output.files,
     [...(conflicts ?? []), ...currentFiles],
-    `${opts.message}\n\nIteration ${ctx.iteration} of "${ctx.task.title}".`,
-    async () => {
-      const left = await filesWithConflictMarkers(ctx.worktreePath, unresolved);
-      if (left.length > 0) {
-        throw new AppError('INVALID_AGENT_OUTPUT', `The coder left conflict markers in: ${left.join(', ')}`);
-      }
-    },
+    message,
+    beforeCommit,
   );
   return persist(env, ctx, {
     fileChanges: { files: ctx.fileChanges },

@@ -1,5 +1,6 @@
 import type { AgentConfig, AgentType, FileChange, ReviewResult, Subtask } from '@/contracts/pipeline.js';
 import { AGENT_CONFIGS } from '@/contracts/pipeline.js';
+import type { CoderEngineId } from '@/contracts/projects.js';
 import type { RunCursor } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
@@ -42,6 +43,10 @@ export interface RunContext extends RunRef {
   headCommit: string | null;
   provider: LlmProvider;
   configs: Record<AgentType, AgentConfig>;
+  /** How the coder does its steps (the task's choice, else the project's); `autocoder` gives planner and reviewer the read-only tools too. */
+  coderEngine: CoderEngineId;
+  /** Tool calls one agent step may make. */
+  maxToolCalls: number;
   cursor: RunCursor;
   iteration: number;
   subtasks: Subtask[];
@@ -90,6 +95,8 @@ export function buildRunContext(
     headCommit: row.headCommit,
     provider: run.provider,
     configs: row.agentConfigs ?? AGENT_CONFIGS,
+    coderEngine: found.task.coderEngine ?? found.project.coderEngine,
+    maxToolCalls: found.project.maxToolCalls,
     cursor,
     iteration: row.iteration,
     subtasks: row.subtasks ?? [],

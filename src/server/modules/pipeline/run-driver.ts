@@ -4,6 +4,7 @@ import { diffRange } from '../workspace/diff.js';
 import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
+import { buildCoderLoopPrompt } from './prompts/coder-loop-prompt.js';
 import {
   addUnrecordedUsage,
   agentParams,
@@ -13,6 +14,7 @@ import {
   usagePatch,
 } from './run-calls.js';
 import { failedCheckOf, verifyStep, withCheckVerdict } from './run-check.js';
+import { codeWithLoop } from './run-coder-loop.js';
 import { applyAndCommit, fixWith, updateBranch } from './run-coder-steps.js';
 import type { DriverEnv, RunContext } from './run-context.js';
 import { checkGoingOn, enterPhase, persist, RunStopped } from './run-steps.js';
@@ -48,25 +50,28 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
     const subtask = ctx.subtasks[index];
     if (!subtask) break;
     await enterPhase(env, ctx, { index: index + 1, total, title: subtask.title }, index === first);
-    const wanted = [...(subtask.files ?? []), ...ctx.fileChanges.map((f) => f.filePath)];
-    const currentFiles = await readFilesForContext(ctx.worktreePath, [...new Set(wanted)], env.budgets.files);
-    const result = await executeCoderAgent({
-      ...agentParams(env, ctx, 'coder'),
+    const message = `${subtask.title}\n\nSubtask ${index + 1}/${total} of "${ctx.task.title}".`;
+    const brief = {
       task: ctx.task,
       subtask,
       subtaskIndex: index + 1,
       subtaskCount: total,
       previousOutputs: ctx.fileChanges,
-      currentFiles,
-    });
-    const recorded = await recordCall(env, ctx, 'coder', result);
-    await applyAndCommit(
-      env,
-      ctx,
-      result.output.files,
-      currentFiles,
-      `${subtask.title}\n\nSubtask ${index + 1}/${total} of "${ctx.task.title}".`,
-    );
+    };
+    let recorded: Awaited<ReturnType<typeof recordCall>>;
+    if (ctx.coderEngine === 'autocoder') {
+      recorded = await codeWithLoop(env, ctx, buildCoderLoopPrompt(brief), message);
+    } else {
+      const wanted = [...(subtask.files ?? []), ...ctx.fileChanges.map((f) => f.filePath)];
+      const currentFiles = await readFilesForContext(
+        ctx.worktreePath,
+        [...new Set(wanted)],
+        env.budgets.files,
+      );
+      const result = await executeCoderAgent({ ...agentParams(env, ctx, 'coder'), ...brief, currentFiles });
+      recorded = await recordCall(env, ctx, 'coder', result);
+      await applyAndCommit(env, ctx, result.output.files, currentFiles, message);
+    }
     ctx.cursor = { ...ctx.cursor, subtaskIndex: index + 1 };
     current = await persist(env, ctx, {
       cursor: ctx.cursor,

@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import { stripControl } from '@/contracts/common.js';
 import type { AgentConfig, AgentType, TokenUsage } from '@/contracts/pipeline.js';
+import { type LoopEvents, loopSpending, runAgentLoop } from '@/server/modules/agent-tools/agent-loop.js';
+import { READ_ONLY_TOOLS, toolDeclarations } from '@/server/modules/agent-tools/tool-declarations.js';
+import { createToolExecutor } from '@/server/modules/agent-tools/tool-executor.js';
 import type { LlmProvider } from '@/server/modules/llm/provider.js';
 
 /** What the agent answered could not be read as the JSON its schema asks for, twice. */
@@ -39,6 +42,20 @@ export function unrecordedUsage(error: unknown): SpentInCall | undefined {
   return typeof error === 'object' && error !== null ? unrecorded.get(error) : undefined;
 }
 
+/** Notes what a failed call had spent (a tool loop's turns), for `unrecordedUsage`. */
+export function markUnrecorded(error: unknown, spent: SpentInCall): void {
+  if (typeof error === 'object' && error !== null) unrecorded.set(error, spent);
+}
+
+/** The read-only tools an answer agent (planner, reviewer) may use before it answers. */
+export interface AnswerAgentTools {
+  /** The run's worktree, read through list_files, read_file and search. */
+  worktree: string;
+  maxToolCalls: number;
+  /** Tool calls and results, for the timeline (its prose goes to onChunk). */
+  events: Pick<LoopEvents, 'onToolCall' | 'onToolResult'>;
+}
+
 export interface AgentExecuteParams {
   provider: LlmProvider;
   config: AgentConfig;
@@ -49,6 +66,8 @@ export interface AgentExecuteParams {
   maxAnswerBytes?: number;
   /** Checked before every provider call; throwing stops the call from being made. */
   beforeCall?: BeforeCall;
+  /** Given: the agent works in a loop of read-only tool calls, then answers (see agent-loop.ts). */
+  tools?: AnswerAgentTools | undefined;
 }
 
 export interface AgentResult<T> {
@@ -144,6 +163,7 @@ export async function runAgent<S extends z.ZodType>(
   agent: AgentType,
   params: AgentExecuteParams & { system: string; prompt: string; schema: S },
 ): Promise<AgentResult<z.output<S>>> {
+  if (params.tools) return answerWithTools(agent, params, params.tools);
   const spent: SpentInCall = { model: params.config.model, usage: { inputTokens: 0, outputTokens: 0 } };
   try {
     return await callUntilParsed(agent, params, spent);
@@ -205,4 +225,70 @@ async function callUntilParsed<S extends z.ZodType>(
       params.onChunk('\n\n[AutoCoder] The answer was not valid JSON for its schema; asking once more.\n\n');
   }
   throw new AgentOutputError(agent, `The ${agent}'s answer was not valid JSON for its schema, twice.`);
+}
+
+/** How an answer agent is told it may look before it answers. */
+const TOOLS_NOTE = `
+
+You can look at the repository before you answer: list_files, read_file and search (read-only).
+Look only where it helps; then give your answer as above, with no further tool call.`;
+
+/**
+ * An answer agent with the read-only tools: it may list, read and search the worktree, then
+ * answers with the JSON its schema asks for; an answer that does not parse is asked for once more.
+ */
+async function answerWithTools<S extends z.ZodType>(
+  agent: AgentType,
+  params: AgentExecuteParams & { system: string; prompt: string; schema: S },
+  tools: AnswerAgentTools,
+): Promise<AgentResult<z.output<S>>> {
+  const maxBytes = params.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+  let output: z.output<S> | null = null;
+  try {
+    const result = await runAgentLoop({
+      provider: params.provider,
+      agent,
+      model: params.config.model,
+      maxTokens: params.config.maxTokens,
+      system: params.system + TOOLS_NOTE,
+      prompt: params.prompt,
+      tools: toolDeclarations(READ_ONLY_TOOLS),
+      executor: createToolExecutor({ worktree: tools.worktree }),
+      maxToolCalls: tools.maxToolCalls,
+      runId: params.runId,
+      cache: true,
+      ...(params.signal ? { signal: params.signal } : {}),
+      ...(params.beforeCall ? { beforeTurn: params.beforeCall } : {}),
+      maxTurnBytes: maxBytes,
+      onTurnTooLarge: () => new AnswerTooLargeError(agent, maxBytes),
+      onText: (chunk) => params.onChunk(sanitizeAgentOutput(chunk)),
+      ...tools.events,
+      onAnswer: (text) => {
+        output = parseAgentJSON(text, params.schema);
+        if (output !== null) return { done: true };
+        params.onChunk('\n\n[AutoCoder] The answer was not valid JSON for its schema; asking once more.\n\n');
+        return { retry: JSON_REMINDER.trim() };
+      },
+    });
+    if (output === null) {
+      const error = new AgentOutputError(
+        agent,
+        `The ${agent}'s answer was not valid JSON for its schema, twice.`,
+      );
+      unrecorded.set(error, { model: result.model, usage: result.usage });
+      throw error;
+    }
+    return {
+      output,
+      text: result.finalText,
+      tokenUsage: result.usage,
+      attempts: result.turns,
+      durationMs: result.durationMs,
+      model: result.model,
+    };
+  } catch (error) {
+    const spent = loopSpending(error);
+    if (spent && !unrecorded.has(error as object)) markUnrecorded(error, spent);
+    throw error;
+  }
 }

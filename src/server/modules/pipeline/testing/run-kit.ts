@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { AgentType, PipelineRunDetail, PipelineRunSummary, StoredEvent } from '@/contracts/pipeline.js';
+import type { CoderEngineId } from '@/contracts/projects.js';
 import type { Task, TaskCategory } from '@/contracts/tasks.js';
 import { pipelineRuns, projects } from '@/server/db/schema.js';
 import { GitError, gitText } from '@/server/lib/git.js';
@@ -36,6 +37,8 @@ export async function newTask(
     description?: string;
     category?: TaskCategory;
     user?: Omit<TaskSetup, 'taskId' | 'title'>;
+    /** The task's coder engine (the project's default, `autocoder`, otherwise). */
+    coderEngine?: CoderEngineId;
   } = {},
 ): Promise<TaskSetup> {
   const user = opts.user ?? (await signedInClient(t.app));
@@ -47,6 +50,10 @@ export async function newTask(
     ...(opts.category ? { category: opts.category } : {}),
   });
   if (res.status !== 201) throw new Error(`task creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (opts.coderEngine) {
+    const patched = await user.client.patch(`/api/tasks/${res.body.id}`, { coderEngine: opts.coderEngine });
+    if (patched.status !== 200) throw new Error(`setting the coder engine failed: ${patched.status}`);
+  }
   return { client: user.client, userId: user.userId, projectId: user.projectId, taskId: res.body.id, title };
 }
 
