@@ -2,6 +2,7 @@ import { type ErrorDetails, MAX_RETRIES } from '@/contracts/pipeline.js';
 import { agentOfPhase, type RunCursor } from '@/contracts/run-lifecycle.js';
 import { AppError } from '@/server/lib/errors.js';
 import { GitError } from '@/server/lib/git.js';
+import { AgentStuckError } from '../agent-tools/agent-loop.js';
 import { LockConflictError } from '../coordination/run-locks.js';
 import { LlmError } from '../llm/provider.js';
 import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
@@ -102,6 +103,12 @@ export function describeFailure(
           callMaxOutputTokens: error.call.maxOutputTokens,
         },
       },
+      logAsBug: false,
+    };
+  }
+  if (error instanceof AgentStuckError) {
+    return {
+      details: { ...base, type: 'agent_stuck', message: error.message, retryable: true },
       logAsBug: false,
     };
   }
