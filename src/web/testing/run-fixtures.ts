@@ -1,4 +1,6 @@
 import type {
+  AgentCallUsage,
+  AgentToolResultData,
   AgentType,
   ErrorDetails,
   PipelinePhase,
@@ -136,6 +138,53 @@ export function runEvents(runId = 'run-1', taskId = 'task-1') {
         timestamp: at(id),
       },
     }),
+    toolCall: (
+      id: number,
+      agent: AgentType,
+      callId: string,
+      tool: string,
+      input: Record<string, unknown> = {},
+    ): StoredEvent => ({
+      id,
+      type: 'agent-tool-call',
+      data: { runId, agent, callId, tool, input, timestamp: at(id) },
+    }),
+    toolResult: (
+      id: number,
+      agent: AgentType,
+      callId: string,
+      summary: string,
+      more: Partial<Pick<AgentToolResultData, 'ok' | 'change' | 'check'>> = {},
+    ): StoredEvent => ({
+      id,
+      type: 'agent-tool-result',
+      data: { runId, agent, callId, ok: true, summary, ...more, timestamp: at(id) },
+    }),
+    usage: (id: number, call: Partial<AgentCallUsage> & Pick<AgentCallUsage, 'agent'>): StoredEvent => {
+      const full: AgentCallUsage = {
+        model: 'claude-sonnet-4-20250514',
+        inputTokens: 1_000,
+        outputTokens: 200,
+        costUsd: 0.01,
+        durationMs: 2_000,
+        ...call,
+      };
+      return {
+        id,
+        type: 'usage',
+        data: {
+          runId,
+          call: full,
+          total: {
+            inputTokens: full.inputTokens,
+            outputTokens: full.outputTokens,
+            ...(full.cacheReadTokens === undefined ? {} : { cacheReadTokens: full.cacheReadTokens }),
+            costUsd: full.costUsd,
+          },
+          timestamp: at(id),
+        },
+      };
+    },
     moved: (id: number): StoredEvent => ({
       id,
       type: 'task-status',

@@ -9,10 +9,15 @@ interface AgentLogProps {
   logs: AgentLogsState | null;
   /** The agent at work now: its tab is shown until the reader picks one. */
   activeAgent: AgentType | null;
+  /** Shows a check of the run (by index) in the check log: where a run_check line leads. */
+  onShowCheck?: ((index: number) => void) | undefined;
 }
 
-/** The three agents' live output as tabs; the working agent's tab follows the run until one is chosen. */
-export function AgentLog({ logs, activeAgent }: AgentLogProps) {
+/**
+ * The three agents' live timelines (prose and tool calls) as tabs; the working agent's tab follows
+ * the run until one is chosen.
+ */
+export function AgentLog({ logs, activeAgent, onShowCheck }: AgentLogProps) {
   const [picked, setPicked] = useState<AgentType | null>(null);
   const tabRefs = useRef<Partial<Record<AgentType, HTMLButtonElement | null>>>({});
   const baseId = useId();
@@ -89,6 +94,8 @@ export function AgentLog({ logs, activeAgent }: AgentLogProps) {
           labelledBy={`${baseId}-tab-${agent}`}
           entries={logs?.[agent] ?? []}
           visible={agent === shown}
+          live={agent === activeAgent}
+          onShowCheck={onShowCheck}
           emptyText={
             agent === activeAgent ? `Waiting for the ${agent}…` : `No output from the ${agent} in this run.`
           }

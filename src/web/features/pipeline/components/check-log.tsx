@@ -1,5 +1,5 @@
 import { ChevronDown, ChevronRight, CircleCheck, CircleX, LoaderCircle, TimerOff } from 'lucide-react';
-import { useId, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Badge } from '@/web/components/ui/badge';
 import { cn } from '@/web/lib/cn';
 import { useFollowScroll } from '../hooks/use-follow-scroll';
@@ -8,10 +8,18 @@ import type { CheckRun } from '../stores/run-state';
 /** Beyond this many characters only the end of a check's output is drawn. */
 const MAX_SHOWN = 200_000;
 
+/** A request to show one check (by index): a new `nonce` asks again for the same check. */
+export interface CheckFocus {
+  index: number;
+  nonce: number;
+}
+
 interface CheckLogProps {
   checks: readonly CheckRun[];
   /** The run is running: a check without a result is still going (else it was stopped). */
   running: boolean;
+  /** The check an agent's run_check line asked to see: opened and scrolled into view. */
+  focus?: CheckFocus | null | undefined;
 }
 
 type CheckState = 'running' | 'passed' | 'failed' | 'timed-out' | 'stopped';
@@ -52,8 +60,11 @@ function StateIcon({ state }: { state: CheckState }) {
  * step), under the agents' output: each check's stdout and stderr as they come, then its result.
  * The whole section folds away; only the latest check is open at first.
  */
-export function CheckLog({ checks, running }: CheckLogProps) {
+export function CheckLog({ checks, running, focus = null }: CheckLogProps) {
   const [open, setOpen] = useState(true);
+  useEffect(() => {
+    if (focus) setOpen(true);
+  }, [focus]);
   const listId = useId();
   const latest = checks.at(-1);
   const latestState = latest ? stateOf(latest, running) : null;
@@ -86,6 +97,7 @@ export function CheckLog({ checks, running }: CheckLogProps) {
               number={index + 1}
               state={stateOf(check, running && index === checks.length - 1)}
               latest={index === checks.length - 1}
+              focusNonce={focus?.index === index ? focus.nonce : null}
             />
           ))}
         </ol>
@@ -99,21 +111,35 @@ function CheckItem({
   number,
   state,
   latest,
+  focusNonce,
 }: {
   check: CheckRun;
   number: number;
   state: CheckState;
   latest: boolean;
+  /** Set when an agent's line asked for this check: it opens and comes into view. */
+  focusNonce: number | null;
 }) {
   const [picked, setPicked] = useState<boolean | null>(null);
   const expanded = picked ?? latest;
   const outputId = useId();
+  const itemRef = useRef<HTMLLIElement>(null);
   const result = check.result;
+  useEffect(() => {
+    if (focusNonce === null) return;
+    setPicked(true);
+    itemRef.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  }, [focusNonce]);
   return (
     <li
-      className="flex flex-col gap-1.5 rounded-md border border-zinc-200 p-2"
+      ref={itemRef}
+      className={cn(
+        'flex flex-col gap-1.5 rounded-md border border-zinc-200 p-2',
+        focusNonce !== null && 'ring-2 ring-sky-300',
+      )}
       data-testid="check-run"
       data-state={state}
+      data-focused={focusNonce !== null}
     >
       <div className="flex flex-wrap items-center gap-2 text-xs">
         <button

@@ -3,26 +3,43 @@ import { useMemo, useRef } from 'react';
 import type { AgentType } from '@/contracts/pipeline';
 import { Button } from '@/web/components/ui/button';
 import { useFollowScroll } from '../hooks/use-follow-scroll';
-import type { LogEntry } from '../stores/run-state';
-
-/** Beyond this many characters only the end of a log is drawn; long runs stay responsive. */
-const MAX_SHOWN = 200_000;
+import type { AgentLogEntry } from '../stores/run-state';
+import { buildTimeline } from '../utils/timeline';
+import { ProseBlock } from './timeline/prose-block';
+import { ToolCallLine } from './timeline/tool-call-line';
+import { UsageLine } from './timeline/usage-line';
 
 interface LogPaneProps {
   agent: AgentType;
-  entries: readonly LogEntry[];
+  entries: readonly AgentLogEntry[];
   visible: boolean;
+  /** The agent is at work: its open tool calls are running and its answer may still be written. */
+  live: boolean;
   emptyText: string;
   id: string;
   labelledBy: string;
+  /** Shows a check of the run (by index) in the check log. */
+  onShowCheck?: ((index: number) => void) | undefined;
 }
 
-/** One agent's output: plain text in a monospace box that follows new lines while read at the bottom. */
-export function LogPane({ agent, entries, visible, emptyText, id, labelledBy }: LogPaneProps) {
+/**
+ * One agent's timeline: its prose and one line per tool call, in the order the stream gave them,
+ * in a dark box that follows new lines while read at the bottom. Only the end of a long log is drawn.
+ */
+export function LogPane({
+  agent,
+  entries,
+  visible,
+  live,
+  emptyText,
+  id,
+  labelledBy,
+  onShowCheck,
+}: LogPaneProps) {
   const boxRef = useRef<HTMLDivElement>(null);
-  const text = useMemo(() => entries.map((entry) => entry.chunk).join(''), [entries]);
-  const shown = text.length > MAX_SHOWN ? text.slice(-MAX_SHOWN) : text;
-  const { following, onScroll, jumpToLatest } = useFollowScroll(boxRef, text.length, visible);
+  const timeline = useMemo(() => buildTimeline(entries), [entries]);
+  const { following, onScroll, jumpToLatest } = useFollowScroll(boxRef, timeline.size, visible);
+  const last = timeline.items.length - 1;
 
   return (
     <div
@@ -43,19 +60,32 @@ export function LogPane({ agent, entries, visible, emptyText, id, labelledBy }: 
         // Announcing every chunk would drown a screen reader; the tab says who is working.
         aria-live="off"
         aria-label={`${agent} output`}
-        className="h-72 overflow-auto rounded-md bg-zinc-950 px-3 py-2.5 focus-visible:outline-2 focus-visible:outline-sky-500 sm:h-80"
+        className="h-72 overflow-auto rounded-md bg-zinc-950 px-3 py-2.5 font-mono text-xs leading-relaxed focus-visible:outline-2 focus-visible:outline-sky-500 sm:h-80"
       >
-        {text.length > MAX_SHOWN && (
-          <p className="mb-2 font-mono text-[11px] text-zinc-500">
-            … earlier output hidden ({Math.round((text.length - MAX_SHOWN) / 1000)}k characters)
+        {timeline.truncated && (
+          <p className="mb-2 text-[11px] text-zinc-500" data-testid="agent-log-hidden">
+            … earlier output hidden
+            {timeline.hiddenEntries > 0
+              ? ` (${timeline.hiddenEntries.toLocaleString()} earlier entries)`
+              : ''}
           </p>
         )}
-        {shown ? (
-          <pre className="font-mono text-xs leading-relaxed break-words whitespace-pre-wrap text-zinc-100">
-            {shown}
-          </pre>
+        {timeline.items.length > 0 ? (
+          <ol className="flex flex-col gap-1.5" data-testid="agent-timeline">
+            {timeline.items.map((item, index) => (
+              <li key={item.key} data-kind={item.kind}>
+                {item.kind === 'prose' ? (
+                  <ProseBlock text={item.text} live={live && index === last} />
+                ) : item.kind === 'tool' ? (
+                  <ToolCallLine entry={item.entry} live={live} onShowCheck={onShowCheck} />
+                ) : (
+                  <UsageLine entry={item.entry} />
+                )}
+              </li>
+            ))}
+          </ol>
         ) : (
-          <p className="font-mono text-xs text-zinc-500">{emptyText}</p>
+          <p className="text-zinc-500">{emptyText}</p>
         )}
       </div>
       {!following && (

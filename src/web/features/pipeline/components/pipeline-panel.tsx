@@ -1,5 +1,5 @@
 import { Bot, Settings } from 'lucide-react';
-import { lazy, type ReactNode, Suspense, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useCallback, useState } from 'react';
 import { Link } from 'react-router';
 import { type AgentType, PROVIDER_LABELS } from '@/contracts/pipeline';
 import type { TaskStatus } from '@/contracts/tasks';
@@ -10,11 +10,11 @@ import { openComments, useReviewComments } from '../api/get-review-comments';
 import { usePipeline } from '../hooks/use-pipeline';
 import { useSSE } from '../sse/use-sse';
 import { useCheckRuns } from '../stores/pipeline-store';
-import type { CheckRun, PipelineRunState } from '../stores/run-state';
+import type { AgentLogsState, CheckRun, PipelineRunState } from '../stores/run-state';
 import { ActionError } from './action-error';
 import { AgentLog } from './agent-log';
 import { CancelPipelineDialog } from './cancel-pipeline-dialog';
-import { CheckLog } from './check-log';
+import { type CheckFocus, CheckLog } from './check-log';
 import { ErrorNotification } from './error-notification';
 import { FileChangeList } from './file-change-list';
 import { PhaseStepper } from './phase-stepper';
@@ -162,6 +162,11 @@ function RunDetails({
   tokenBudget: number | null;
 }) {
   const spend = taskSpendOf(run);
+  const [checkFocus, setCheckFocus] = useState<CheckFocus | null>(null);
+  const showCheck = useCallback(
+    (index: number) => setCheckFocus((current) => ({ index, nonce: (current?.nonce ?? 0) + 1 })),
+    [],
+  );
   const working = run.status === 'running' ? (WORKING_AGENT[run.phase] ?? null) : null;
   const pastCoding = run.status === 'passed' || run.phase === 'reviewing' || run.phase === 'fixing';
   const review = reviewable(run);
@@ -169,7 +174,7 @@ function RunDetails({
     <>
       <div className="flex flex-col gap-3">
         <PhaseStepper run={run} taskStatus={taskStatus} />
-        <RunMeta run={run} />
+        <RunMeta run={run} toolCalls={toolCallsOf(logs)} />
         {(tokenBudget !== null || spend.tokens > run.usage.inputTokens + run.usage.outputTokens) && (
           <TaskSpend {...spend} budgetTokens={tokenBudget} />
         )}
@@ -184,9 +189,11 @@ function RunDetails({
         </Part>
       )}
       <Part title={run.simulated ? 'Agent output (simulated)' : 'Agent output'}>
-        <AgentLog logs={logs} activeAgent={working} />
+        <AgentLog logs={logs} activeAgent={working} onShowCheck={showCheck} />
       </Part>
-      {checks.length > 0 && <CheckLog checks={checks} running={run.status === 'running'} />}
+      {checks.length > 0 && (
+        <CheckLog checks={checks} running={run.status === 'running'} focus={checkFocus} />
+      )}
       {run.subtasks.length > 0 && (
         <Part title={`Subtasks (${run.subtasks.length})`}>
           <SubtaskList subtasks={run.subtasks} current={run.subtask} allDone={pastCoding} />
@@ -195,6 +202,15 @@ function RunDetails({
       {!review && <RunProducts run={run} />}
     </>
   );
+}
+
+/** The tool calls the run's agents have made (the tool loop): counted as their lines come. */
+function toolCallsOf(logs: AgentLogsState | null): number {
+  if (!logs) return 0;
+  let count = 0;
+  for (const entries of [logs.planner, logs.coder, logs.reviewer])
+    for (const entry of entries) if (entry.kind === 'tool') count++;
+  return count;
 }
 
 /** A finished run whose branch was made: its diff can be read from git. */

@@ -30,7 +30,7 @@ describe('task event dispatcher', () => {
     frame();
     expect(
       state()
-        .tasks[T]?.logs.planner.map((l) => l.chunk)
+        .tasks[T]?.logs.planner.map((l) => (l.kind === 'prose' ? l.chunk : ''))
         .join(''),
     ).toBe('ab');
   });
@@ -63,5 +63,16 @@ describe('task event dispatcher', () => {
     const { send } = dispatcher();
     send(e.update(1, { id: 'r', phase: 'reviewing', branch: 'autocoder/x', headCommit: 'c3' }));
     expect(selectRun(state(), T)).toMatchObject({ runId: 'r', phase: 'reviewing', headCommit: 'c3' });
+  });
+
+  it('buffers tool calls and results with the chunks, applied in the order they came', () => {
+    const { send, frame } = dispatcher();
+    send(e.log(1, 'coder', 'reading'));
+    send(e.toolCall(2, 'coder', 'c1', 'read_file', { path: 'a.ts' }));
+    send(e.toolResult(3, 'coder', 'c1', 'Read a.ts'));
+    expect(state().tasks[T]).toBeUndefined();
+    frame();
+    expect(state().tasks[T]?.logs.coder.map((entry) => entry.kind)).toEqual(['prose', 'tool']);
+    expect(state().tasks[T]?.logs.coder[1]).toMatchObject({ kind: 'tool', result: { summary: 'Read a.ts' } });
   });
 });

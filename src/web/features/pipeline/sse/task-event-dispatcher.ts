@@ -13,7 +13,17 @@ export const TASK_STREAM_EVENTS = [
   'usage',
   'check-log',
   'check-result',
+  'agent-tool-call',
+  'agent-tool-result',
 ] as const;
+
+/** Events that only add to a log (agents' timelines, checks' output): applied together once per frame. */
+const BUFFERED: ReadonlySet<string> = new Set([
+  'agent-log',
+  'check-log',
+  'agent-tool-call',
+  'agent-tool-result',
+]);
 
 export interface TaskEventDispatcher {
   handle: (type: string, data: unknown, id: number | null) => void;
@@ -26,9 +36,9 @@ type Store = ReturnType<typeof usePipelineStore.getState>;
 
 /**
  * Sends a task's events to the pipeline store, in the order they came. Log chunks (agents' and
- * checks') arrive by the
- * hundred (a reload replays a whole run at once), so they are buffered and applied together once
- * per frame; any other event is applied at once, after what is buffered.
+ * checks') and tool calls arrive by the hundred (a reload replays a whole run at once), so they are
+ * buffered and applied together once per frame; any other event is applied at once, after what is
+ * buffered.
  */
 export function createTaskEventDispatcher(
   taskId: string,
@@ -49,7 +59,7 @@ export function createTaskEventDispatcher(
 
   const handle = (type: string, data: unknown, id: number | null) => {
     buffer.push({ type, data, id } as PipelineEvent & { id: number | null });
-    if (type === 'agent-log' || type === 'check-log') cancelScheduled ??= schedule(flush);
+    if (BUFFERED.has(type)) cancelScheduled ??= schedule(flush);
     else flush();
   };
 

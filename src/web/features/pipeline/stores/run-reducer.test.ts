@@ -31,7 +31,7 @@ describe('a task’s run, reduced from its stream', () => {
     expect(reduceEvents(once, events)).toBe(once);
     expect(reduceEvents(once, [e.phase(2, 'planning')])).toBe(once);
     expect(viewOf(once)?.phase).toBe('coding');
-    expect(once.logs.planner.map((l) => l.chunk)).toEqual(['plan']);
+    expect(once.logs.planner.map((l) => (l.kind === 'prose' ? l.chunk : l.kind))).toEqual(['plan']);
   });
 
   it('a request for changes (a summary with a later round) begins a new round', () => {
@@ -188,5 +188,69 @@ describe('the fetched copy', () => {
     expect(reduceEvents(later, [e.checkLog(3, 'again')])).toBe(later);
     const next = reduceEvents(later, [runEvents('run-2').phase(9, 'planning')]);
     expect(next.logs.checks).toEqual([]);
+  });
+});
+
+describe('the agents’ timelines', () => {
+  const kinds = (task: TaskRun) =>
+    task.logs.coder.map((entry) =>
+      entry.kind === 'prose'
+        ? `prose:${entry.chunk}`
+        : entry.kind === 'tool'
+          ? `${entry.tool}:${entry.result ? (entry.result.ok ? 'ok' : 'failed') : 'pending'}`
+          : `usage:${entry.call.toolCalls}`,
+    );
+
+  it('keeps prose, tool calls and step usage in stream order; a result completes its call in place', () => {
+    const calling = reduce(
+      e.log(1, 'coder', 'Reading first. '),
+      e.toolCall(2, 'coder', 'c1', 'read_file', { path: 'src/a.ts' }),
+      e.toolCall(3, 'coder', 'c2', 'search', { pattern: 'a' }),
+    );
+    expect(kinds(calling)).toEqual(['prose:Reading first. ', 'read_file:pending', 'search:pending']);
+    const done = reduceEvents(calling, [
+      e.toolResult(4, 'coder', 'c2', 'Searched a — 0 matches', { ok: false }),
+      e.toolResult(5, 'coder', 'c1', 'Read src/a.ts lines 1–20'),
+      e.log(6, 'coder', 'Done.'),
+      e.usage(7, { agent: 'coder', toolCalls: 2 }),
+    ]);
+    expect(kinds(done)).toEqual([
+      'prose:Reading first. ',
+      'read_file:ok',
+      'search:failed',
+      'prose:Done.',
+      'usage:2',
+    ]);
+    expect(viewOf(done)?.usage).toMatchObject({ inputTokens: 1_000, outputTokens: 200 });
+    // What was reduced before is not changed in place; a replay changes nothing.
+    expect(kinds(calling)).toEqual(['prose:Reading first. ', 'read_file:pending', 'search:pending']);
+    expect(reduceEvents(done, [e.toolResult(5, 'coder', 'c1', 'again')])).toBe(done);
+    // The other agents' timelines are their own.
+    expect(done.logs.planner).toEqual([]);
+  });
+
+  it('tells a run_check which check it ran, and keeps a result whose call was not seen', () => {
+    const task = reduce(
+      e.checkLog(1, 'earlier check\n'),
+      e.checkResult(2, { exitCode: 0 }),
+      e.toolCall(3, 'coder', 'c1', 'run_check'),
+      e.checkLog(4, 'FAIL\n', 'stderr'),
+      e.checkResult(5, { exitCode: 1 }),
+      e.toolResult(6, 'coder', 'c1', 'Ran the check — failed, exit 1', {
+        check: { passed: false, exitCode: 1 },
+      }),
+      e.toolCall(7, 'coder', 'c2', 'run_check'),
+      e.toolResult(8, 'coder', 'c2', 'The check could not start', { ok: false }),
+      e.toolResult(9, 'coder', 'lost', 'Edited src/a.ts +1 −0', {
+        change: { path: 'src/a.ts', added: 1, removed: 0 },
+      }),
+    );
+    const tools = task.logs.coder.filter((entry) => entry.kind === 'tool');
+    expect(tools.map((entry) => [entry.callId, entry.checkIndex])).toEqual([
+      ['c1', 1],
+      ['c2', null],
+      ['lost', null],
+    ]);
+    expect(tools[2]?.result?.summary).toBe('Edited src/a.ts +1 −0');
   });
 });

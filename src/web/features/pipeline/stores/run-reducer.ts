@@ -1,9 +1,9 @@
 import type { PipelineEvent, PipelineRunDetail } from '@/contracts/pipeline';
+import { appendProse, appendToolCall, appendUsage, applyToolResult, type Owned } from './agent-log-reducer';
 import {
   type CheckRun,
   emptyLogs,
   isActivePhase,
-  type LogEntry,
   newRunState,
   type PipelineRunState,
   type RunLogs,
@@ -133,18 +133,19 @@ function changeOf(event: TaskEvent, run: PipelineRunState): PipelineRunState {
   }
 }
 
-/** Log arrays made during one `reduceEvents` call: appended to in place, so a replay of thousands of chunks stays linear. */
-type Owned = Set<LogEntry[]>;
+const withLogs = (task: TaskRun, logs: RunLogs): TaskRun => (logs === task.logs ? task : { ...task, logs });
 
-function appendLog(task: TaskRun, event: TaskEvent & { type: 'agent-log' }, owned: Owned): TaskRun {
-  const { agent, chunk, timestamp } = event.data;
-  let entries = task.logs[agent];
-  if (!owned.has(entries)) {
-    entries = [...entries];
-    owned.add(entries);
-  }
-  entries.push({ id: event.id ?? 0, chunk, timestamp });
-  return task.logs[agent] === entries ? task : { ...task, logs: { ...task.logs, [agent]: entries } };
+/** The agents' timelines: their prose, their tool calls (a result completes its call) and their steps' usage. */
+function appendAgentEvent(
+  task: TaskRun,
+  event: TaskEvent & { type: 'agent-log' | 'agent-tool-call' | 'agent-tool-result' },
+  owned: Owned,
+): TaskRun {
+  const id = event.id ?? 0;
+  if (event.type === 'agent-log') return withLogs(task, appendProse(task.logs, event.data, id, owned));
+  if (event.type === 'agent-tool-call')
+    return withLogs(task, appendToolCall(task.logs, event.data, id, owned));
+  return withLogs(task, applyToolResult(task.logs, event.data, id, owned));
 }
 
 /**
@@ -182,16 +183,19 @@ function reduceOne(task: TaskRun, event: TaskEvent, owned: Owned): TaskRun {
     event.type === 'run-update' ? (time(event.data.run.startedAt) ?? 0) : event.data.timestamp;
   const entered = enter(counted, runId, startedAt);
   if (!entered?.confirmed) return counted;
-  if (event.type === 'agent-log') return appendLog(entered, event, owned);
+  if (event.type === 'agent-log' || event.type === 'agent-tool-call' || event.type === 'agent-tool-result')
+    return appendAgentEvent(entered, event, owned);
   if (event.type === 'check-log' || event.type === 'check-result') return appendCheck(entered, event, owned);
   const confirmed = changeOf(event, entered.confirmed);
+  const logs =
+    event.type === 'usage' ? appendUsage(entered.logs, event.data, event.id ?? 0, owned) : entered.logs;
   // The server's word on the run ends an optimistic change, unless that change is a run not heard of yet.
   const states = event.type !== 'usage';
   const supersedes =
     states &&
     entered.pending !== null &&
     (entered.pending.runId === runId || entered.retired.includes(entered.pending.runId));
-  return { ...entered, confirmed, pending: supersedes ? null : entered.pending };
+  return { ...entered, confirmed, logs, pending: supersedes ? null : entered.pending };
 }
 
 /** Applies a task's events in order; each at most once. */

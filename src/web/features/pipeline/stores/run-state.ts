@@ -1,6 +1,8 @@
 import {
   ACTIVE_PHASES,
   type ActivePhase,
+  type AgentCallUsage,
+  type AgentToolResultData,
   type AgentType,
   type CheckResultData,
   type ErrorDetails,
@@ -22,7 +24,41 @@ export interface LogEntry {
   timestamp: number;
 }
 
-export type AgentLogsState = Record<AgentType, LogEntry[]>;
+/** A piece of an agent's prose (the model's text, streamed). */
+export interface ProseEntry extends LogEntry {
+  kind: 'prose';
+}
+
+/** One tool call of an agent's loop, with what it came to once its result arrives. */
+export interface ToolEntry {
+  kind: 'tool';
+  /** The id of the `agent-tool-call` event (or of the result, for a result whose call was not seen). */
+  id: number;
+  callId: string;
+  /** The tool's name as the model sent it ('' when only the result was seen). */
+  tool: string;
+  input: Record<string, unknown>;
+  timestamp: number;
+  /** Null while the call runs (or when the run stopped before it ended). */
+  result: AgentToolResultData | null;
+  /** How many checks the run had when the call was made: a run_check's own check comes after them. */
+  checksBefore: number;
+  /** run_check: the index (in the run's checks) of the check it ran, once its result says. */
+  checkIndex: number | null;
+}
+
+/** What one agent step spent (a `usage` event), at the point of the timeline it ended. */
+export interface UsageEntry {
+  kind: 'usage';
+  id: number;
+  call: AgentCallUsage;
+  timestamp: number;
+}
+
+/** One line of an agent's timeline: its prose, its tool calls and its steps' usage, in stream order. */
+export type AgentLogEntry = ProseEntry | ToolEntry | UsageEntry;
+
+export type AgentLogsState = Record<AgentType, AgentLogEntry[]>;
 
 /** A piece of a check's output, on the stream it was written to. */
 export interface CheckLogEntry extends LogEntry {
