@@ -16,6 +16,8 @@ export interface ScriptedRequest {
   /** Tool results the request carries for the previous turn, in order: { content, isError }. */
   results: { content: string; isError: boolean }[];
   turn: number;
+  /** The role its system prompt names ("# Role: coder"), if any. */
+  agent: string | undefined;
 }
 
 export interface ScriptedEndpoint {
@@ -52,6 +54,9 @@ export async function startScriptedEndpoint(
       body,
       results: resultsOf(protocol, messages),
       turn: messages.filter((m) => m.role === 'assistant').length,
+      agent: /#\s*Role:\s*(\w+)/i
+        .exec(JSON.stringify(body.system ?? messages[0]?.content ?? ''))?.[1]
+        ?.toLowerCase(),
     };
     requests.push(request);
     const turn = await script(request);
