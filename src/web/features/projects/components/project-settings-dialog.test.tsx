@@ -115,3 +115,61 @@ describe("the project settings: its sandboxes' network", () => {
     expect(patches()[0]?.sandboxAllowedHosts).toEqual([]);
   });
 });
+
+describe('the project settings: how the coder works', () => {
+  const engine = () => screen.getByTestId('project-coder-engine') as HTMLSelectElement;
+  const maxToolCalls = () => screen.getByTestId('project-max-tool-calls') as HTMLInputElement;
+  const status = () => screen.getByTestId('project-settings-status').textContent;
+
+  it('shows the engine and the tool-call limit as saved, with no unsaved changes after load', () => {
+    open();
+    expect(engine().value).toBe('autocoder');
+    expect([...engine().options].map((option) => option.textContent)).toEqual([
+      'AutoCoder agent (reads, searches, edits, runs the check)',
+      'One-shot (whole files in one answer)',
+    ]);
+    expect(maxToolCalls().value).toBe('60');
+    expect(status()).toBe('No changes');
+    fireEvent.change(engine(), { target: { value: 'one-shot' } });
+    expect(status()).toBe('Unsaved changes');
+    fireEvent.change(engine(), { target: { value: 'autocoder' } });
+    expect(status()).toBe('No changes');
+  });
+
+  it('reads a project from a server without the new fields as their defaults, not as changes', () => {
+    const { coderEngine: _engine, maxToolCalls: _max, ...older } = project;
+    renderAt(<ProjectSettingsDialog project={older as Project} open onOpenChange={vi.fn()} />);
+    expect(engine().value).toBe('autocoder');
+    expect(maxToolCalls().value).toBe('60');
+    expect(status()).toBe('No changes');
+  });
+
+  it('saves the engine and the tool-call limit with the other settings', async () => {
+    const onOpenChange = open();
+    fireEvent.change(engine(), { target: { value: 'one-shot' } });
+    fireEvent.change(maxToolCalls(), { target: { value: '120' } });
+    expect(status()).toBe('Unsaved changes');
+    fireEvent.click(screen.getByTestId('project-submit'));
+    await waitFor(() => expect(onOpenChange).toHaveBeenCalledWith(false));
+    expect(patches().at(-1)).toMatchObject({
+      coderEngine: 'one-shot',
+      maxToolCalls: 120,
+      taskTokenBudget: 200_000,
+    });
+  });
+
+  it('refuses a tool-call limit out of the contract’s bounds before sending it', () => {
+    open();
+    fireEvent.change(maxToolCalls(), { target: { value: '0' } });
+    fireEvent.click(screen.getByTestId('project-submit'));
+    expect(screen.getByText('The tool-call limit must be at least 1')).toBeTruthy();
+    expect(maxToolCalls().getAttribute('aria-invalid')).toBe('true');
+    fireEvent.change(maxToolCalls(), { target: { value: '12.5' } });
+    fireEvent.click(screen.getByTestId('project-submit'));
+    expect(screen.getByText('The tool-call limit must be a whole number')).toBeTruthy();
+    fireEvent.change(maxToolCalls(), { target: { value: '501' } });
+    fireEvent.click(screen.getByTestId('project-submit'));
+    expect(screen.getByText('The tool-call limit must be at most 500')).toBeTruthy();
+    expect(patches()).toHaveLength(0);
+  });
+});

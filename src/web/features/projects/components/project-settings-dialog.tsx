@@ -1,14 +1,20 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useMemo, useState } from 'react';
 import {
   CHECK_COMMAND_MAX_LENGTH,
   CHECK_TIMEOUT_SECONDS,
+  CODER_ENGINE_LABELS,
+  CODER_ENGINES,
+  type CoderEngineId,
+  MAX_TOOL_CALLS,
   type Project,
   TASK_TOKEN_BUDGET,
+  updateProjectSchema,
 } from '@/contracts/projects';
 import { Button } from '@/web/components/ui/button';
 import { Dialog, DialogContent, DialogFooter, DialogTitle } from '@/web/components/ui/dialog';
 import { Field } from '@/web/components/ui/field';
 import { Input } from '@/web/components/ui/input';
+import { Select } from '@/web/components/ui/select';
 import { Textarea } from '@/web/components/ui/textarea';
 import { isApiError } from '@/web/lib/api-client';
 import { useUpdateProject } from '../api/update-project';
@@ -19,7 +25,10 @@ interface ProjectSettingsDialogProps {
   onOpenChange: (open: boolean) => void;
 }
 
-/** A project's name, its repository's own check (command and timeout), its token budget per task and its sandboxes' network. */
+/**
+ * A project's name, its repository's own check (command and timeout), its token budget per task,
+ * how its coder works (engine, tool calls per step) and its sandboxes' network.
+ */
 export function ProjectSettingsDialog({ project, open, onOpenChange }: ProjectSettingsDialogProps) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -31,17 +40,50 @@ export function ProjectSettingsDialog({ project, open, onOpenChange }: ProjectSe
   );
 }
 
+/**
+ * The form's fields as the project has them. The form starts from this and is compared with it, so
+ * a field the server leaves out (an older server) reads as its default on both sides, never as a change.
+ */
+function fieldsOf(project: Project) {
+  return {
+    name: project.name,
+    checkCommand: project.checkCommand ?? '',
+    timeout: String(project.checkTimeoutSeconds),
+    budget:
+      project.taskTokenBudget === null || project.taskTokenBudget === undefined
+        ? ''
+        : String(project.taskTokenBudget),
+    // null: the server's own allow-list; a list (one host a line; empty: no network at all).
+    ownHosts: project.sandboxAllowedHosts !== null && project.sandboxAllowedHosts !== undefined,
+    hosts: (project.sandboxAllowedHosts ?? []).join('\n'),
+    coderEngine: (CODER_ENGINES as readonly string[]).includes(project.coderEngine)
+      ? project.coderEngine
+      : CODER_ENGINES[0],
+    maxToolCalls: String(project.maxToolCalls ?? MAX_TOOL_CALLS.default),
+  };
+}
+
+/** The contract's own word on a tool-call limit (its bounds and messages); undefined when it is valid. */
+function maxToolCallsError(value: string): string | undefined {
+  if (value.trim() === '') return `Enter a whole number from ${MAX_TOOL_CALLS.min} to ${MAX_TOOL_CALLS.max}`;
+  const parsed = updateProjectSchema.safeParse({ maxToolCalls: Number(value) });
+  return parsed.success ? undefined : parsed.error.issues[0]?.message;
+}
+
 function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: () => void }) {
-  const [name, setName] = useState(project.name);
-  const [checkCommand, setCheckCommand] = useState(project.checkCommand ?? '');
-  const [timeout, setTimeoutSeconds] = useState(String(project.checkTimeoutSeconds));
-  const [budget, setBudget] = useState(
-    project.taskTokenBudget === null ? '' : String(project.taskTokenBudget),
-  );
+  const saved = useMemo(() => fieldsOf(project), [project]);
+  const [name, setName] = useState(saved.name);
+  const [checkCommand, setCheckCommand] = useState(saved.checkCommand);
+  const [timeout, setTimeoutSeconds] = useState(saved.timeout);
+  const [budget, setBudget] = useState(saved.budget);
   const [budgetNotANumber, setBudgetNotANumber] = useState(false);
-  // null: the server's own allow-list; a list (one host a line; empty: no network at all).
-  const [ownHosts, setOwnHosts] = useState(project.sandboxAllowedHosts !== null);
-  const [hosts, setHosts] = useState((project.sandboxAllowedHosts ?? []).join('\n'));
+  const [ownHosts, setOwnHosts] = useState(saved.ownHosts);
+  const [hosts, setHosts] = useState(saved.hosts);
+  const [coderEngine, setCoderEngine] = useState<CoderEngineId>(saved.coderEngine);
+  const [maxToolCalls, setMaxToolCalls] = useState(saved.maxToolCalls);
+  const [toolCallsInvalid, setToolCallsInvalid] = useState<string | undefined>(undefined);
+  const current = { name, checkCommand, timeout, budget, ownHosts, hosts, coderEngine, maxToolCalls };
+  const dirty = (Object.keys(saved) as (keyof typeof saved)[]).some((key) => current[key] !== saved[key]);
   const updateProject = useUpdateProject();
   const error = updateProject.error;
   const fieldError = (field: string) => (isApiError(error) ? error.fieldError(field) : undefined);
@@ -51,6 +93,8 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
     'checkTimeoutSeconds',
     'taskTokenBudget',
     'sandboxAllowedHosts',
+    'coderEngine',
+    'maxToolCalls',
   ];
   const hostsError =
     fieldError('sandboxAllowedHosts') ??
@@ -70,7 +114,9 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
     const tokens = Number(budget);
     const noBudget = budget.trim() === '';
     setBudgetNotANumber(!noBudget && !Number.isFinite(tokens));
-    if (!noBudget && !Number.isFinite(tokens)) return;
+    const toolCallsError = maxToolCallsError(maxToolCalls);
+    setToolCallsInvalid(toolCallsError);
+    if ((!noBudget && !Number.isFinite(tokens)) || toolCallsError) return;
     updateProject.mutate(
       {
         id: project.id,
@@ -84,6 +130,8 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
               .map((host) => host.trim())
               .filter(Boolean)
           : null,
+        coderEngine,
+        maxToolCalls: Number(maxToolCalls),
       },
       { onSuccess: onDone },
     );
@@ -154,6 +202,42 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
           data-testid="project-token-budget"
         />
       </Field>
+      <Field
+        label="Coder engine"
+        error={fieldError('coderEngine')}
+        hint="How the coder works on a task; a task may choose otherwise. One-shot suits models without tool use."
+      >
+        <Select
+          value={coderEngine}
+          onChange={(event) => setCoderEngine(event.target.value as CoderEngineId)}
+          data-testid="project-coder-engine"
+        >
+          {CODER_ENGINES.map((engine) => (
+            <option key={engine} value={engine}>
+              {CODER_ENGINE_LABELS[engine]}
+            </option>
+          ))}
+        </Select>
+      </Field>
+      <Field
+        label="Max tool calls per step"
+        error={toolCallsInvalid ?? fieldError('maxToolCalls')}
+        hint={`${MAX_TOOL_CALLS.min}–${MAX_TOOL_CALLS.max} (default ${MAX_TOOL_CALLS.default}). An agent step that needs more pauses the run; Retry goes on from there.`}
+      >
+        <Input
+          type="number"
+          inputMode="numeric"
+          min={MAX_TOOL_CALLS.min}
+          max={MAX_TOOL_CALLS.max}
+          step={1}
+          value={maxToolCalls}
+          onChange={(event) => {
+            setMaxToolCalls(event.target.value);
+            setToolCallsInvalid(undefined);
+          }}
+          data-testid="project-max-tool-calls"
+        />
+      </Field>
       <div className="flex flex-col gap-2">
         <label className="flex items-center gap-2 text-sm">
           <input
@@ -186,6 +270,13 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
       </div>
       {formError && <p className="text-xs text-red-600">{formError}</p>}
       <DialogFooter className="mt-1">
+        <span
+          className="mr-auto text-xs text-zinc-500"
+          aria-live="polite"
+          data-testid="project-settings-status"
+        >
+          {dirty ? 'Unsaved changes' : 'No changes'}
+        </span>
         <Button onClick={onDone}>Cancel</Button>
         <Button
           type="submit"
