@@ -226,6 +226,16 @@ describe.each(PROTOCOLS)('the agent loop over %s', (protocol) => {
     expect((await t.read('src/a.ts')).toString()).toBe('two\n');
   });
 
+  it('says what to do when the endpoint refuses the tools (a model without tool use)', async () => {
+    const provider = await providerFor(protocol, [
+      () => ({ refuse: { status: 400, message: 'this model does not support tools' } }),
+    ]);
+    const error = await createAutocoderEngine()
+      .run(coderStep(provider))
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/set the project's coder engine to "one-shot"/);
+  });
+
   it('lets an answer agent read, then answer; a turn without calls ends the loop', async () => {
     await t.commit({ 'src/a.ts': 'export const a = 1;\n' });
     const provider = await providerFor(protocol, [

@@ -1,5 +1,11 @@
 import type { AgentType, TokenUsage } from '@/contracts/pipeline.js';
-import type { LlmProvider, ToolCallOutcome, ToolSpec, TurnMessage } from '../llm/provider.js';
+import {
+  LlmError,
+  type LlmProvider,
+  type ToolCallOutcome,
+  type ToolSpec,
+  type TurnMessage,
+} from '../llm/provider.js';
 import type { ToolExecutor } from './tool-executor.js';
 import type { ToolResult } from './tool-types.js';
 
@@ -142,7 +148,8 @@ export async function runAgentLoop(params: AgentLoopParams): Promise<AgentLoopRe
   const spent = { model: params.model, usage: { inputTokens: 0, outputTokens: 0 } as TokenUsage };
   try {
     return await loop(params, spent);
-  } catch (error) {
+  } catch (caught) {
+    const error = withToolUseHint(caught);
     if (typeof error === 'object' && error !== null && spent.usage.inputTokens + spent.usage.outputTokens > 0)
       spentOf.set(error, { model: spent.model, usage: { ...spent.usage } });
     throw error;
@@ -266,6 +273,19 @@ async function loop(
     }
     messages.push({ role: 'tool', results: outcomes });
   }
+}
+
+/**
+ * A request the endpoint refused (400/404/422) may be a model without tool use (a small local
+ * model): the message says what to do about it.
+ */
+function withToolUseHint(error: unknown): unknown {
+  if (!(error instanceof LlmError) || error.kind !== 'bad_request') return error;
+  return new LlmError(
+    'bad_request',
+    `${error.message} If this model cannot use tools, set the project's coder engine to "one-shot" in its settings.`,
+    error.status,
+  );
 }
 
 function lastError(outcomes: ToolCallOutcome[]): string {

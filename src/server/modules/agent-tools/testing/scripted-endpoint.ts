@@ -7,6 +7,8 @@ export interface ScriptedTurn {
   calls?: { name: string; input: Record<string, unknown> | string }[];
   /** Hold the answer until this promise settles (to cancel a turn in flight). */
   hold?: Promise<unknown>;
+  /** Refuse the request with this status and message instead (the API's error body). */
+  refuse?: { status: number; message: string };
 }
 
 /** What the script is given: the request as sent, and which turn of the conversation this is. */
@@ -61,6 +63,16 @@ export async function startScriptedEndpoint(
     requests.push(request);
     const turn = await script(request);
     if (turn.hold) await turn.hold;
+    if (turn.refuse) {
+      res.writeHead(turn.refuse.status, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'invalid_request_error', message: turn.refuse.message },
+        }),
+      );
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const frames = protocol === 'anthropic' ? anthropicFrames(turn) : openAiFrames(turn);
     for (const frame of frames) {
