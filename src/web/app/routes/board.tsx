@@ -22,8 +22,8 @@ export function BoardRoute() {
   const { projectId = '' } = useParams();
   const applyTaskStatus = useApplyTaskStatus(projectId);
   const applyActivity = useActivityStore((state) => state.apply);
-  const tokenBudget =
-    useProjects().data?.find((project) => project.id === projectId)?.taskTokenBudget ?? null;
+  const project = useProjects().data?.find((candidate) => candidate.id === projectId);
+  const tokenBudget = project?.taskTokenBudget ?? null;
   useProjectEvents(projectId, {
     onTaskStatus: applyTaskStatus,
     onCoordination: (event, id) => applyActivity(projectId, event, id),
@@ -53,7 +53,12 @@ export function BoardRoute() {
   return (
     <div className="flex h-full min-h-0">
       <div className="min-w-0 flex-1">
-        <BoardView key={projectId} projectId={projectId} slots={slots} />
+        <BoardView
+          key={projectId}
+          projectId={projectId}
+          slots={slots}
+          projectCoderEngine={project?.coderEngine ?? null}
+        />
       </div>
       <ActivityFeed projectId={projectId} />
     </div>

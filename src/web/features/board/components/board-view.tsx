@@ -2,6 +2,7 @@ import { Plus, SearchX } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { toast } from 'sonner';
+import type { CoderEngineId } from '@/contracts/projects';
 import { TASK_CATEGORIES, type TaskCard, type TaskCategory } from '@/contracts/tasks';
 import { Button } from '@/web/components/ui/button';
 import { EmptyState } from '@/web/components/ui/empty-state';
@@ -25,12 +26,14 @@ interface BoardViewProps {
   projectId: string;
   /** Other features' content on cards and in the drawer, placed by the app. */
   slots?: BoardSlots;
+  /** The project's coder engine, the default a task's own choice is offered against. */
+  projectCoderEngine?: CoderEngineId | null | undefined;
 }
 
 const NO_SLOTS: BoardSlots = {};
 
 /** The board page: filters in the URL (?category=&q=), the open task too (?task=). */
-export function BoardView({ projectId, slots = NO_SLOTS }: BoardViewProps) {
+export function BoardView({ projectId, slots = NO_SLOTS, projectCoderEngine = null }: BoardViewProps) {
   const [searchParams, setSearchParams] = useSearchParams();
   const category = parseCategory(searchParams.get('category'));
   const q = searchParams.get('q') ?? '';
@@ -143,7 +146,11 @@ export function BoardView({ projectId, slots = NO_SLOTS }: BoardViewProps) {
             toast.success('Task created', { description: task.title });
           }}
         />
-        <TaskDrawer taskId={openTaskId} onClose={() => updateParams({ task: undefined })} />
+        <TaskDrawer
+          taskId={openTaskId}
+          onClose={() => updateParams({ task: undefined })}
+          projectCoderEngine={projectCoderEngine}
+        />
       </div>
     </BoardSlotsProvider>
   );

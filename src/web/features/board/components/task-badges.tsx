@@ -1,3 +1,4 @@
+import { CODER_ENGINE_LABELS, type CoderEngineId } from '@/contracts/projects';
 import type { TaskCategory, TaskPriority, TaskStatus } from '@/contracts/tasks';
 import { Badge } from '@/web/components/ui/badge';
 import { cn } from '@/web/lib/cn';
@@ -10,6 +11,10 @@ export const CATEGORY_LABELS: Record<TaskCategory, string> = {
   test: 'Test',
   chore: 'Chore',
 };
+
+/** A coder engine's name without its explanation: "AutoCoder agent", "One-shot". */
+export const engineName = (engine: CoderEngineId): string =>
+  (CODER_ENGINE_LABELS[engine] ?? engine).replace(/\s*\(.*\)$/, '');
 
 export const PRIORITY_LABELS: Record<TaskPriority, string> = {
   low: 'Low',

@@ -1,6 +1,7 @@
 import { ArrowRight, Pencil, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { toast } from 'sonner';
+import type { CoderEngineId } from '@/contracts/projects';
 import { MANUAL_TRANSITIONS, STATUS_LABELS, type Task } from '@/contracts/tasks';
 import { Badge } from '@/web/components/ui/badge';
 import { Button } from '@/web/components/ui/button';
@@ -15,28 +16,49 @@ import { useTask } from '../api/get-task';
 import { useSetTaskStatus } from '../api/move-task';
 import { useUpdateTask } from '../api/update-task';
 import { useBoardSlots } from './board-slots';
-import { CATEGORY_LABELS, CategoryBadge, PRIORITY_LABELS, PriorityBadge, statusDot } from './task-badges';
+import {
+  CATEGORY_LABELS,
+  CategoryBadge,
+  engineName,
+  PRIORITY_LABELS,
+  PriorityBadge,
+  statusDot,
+} from './task-badges';
 import { TaskForm } from './task-form';
 
 interface TaskDrawerProps {
   taskId: string | undefined;
   onClose: () => void;
+  /** The project's coder engine: what a task without its own runs with. Null: not known (yet). */
+  projectCoderEngine?: CoderEngineId | null | undefined;
 }
 
 /** The side sheet for one task: read it, edit it, move it, delete it — and whatever the app adds (its pipeline). */
-export function TaskDrawer({ taskId, onClose }: TaskDrawerProps) {
+export function TaskDrawer({ taskId, onClose, projectCoderEngine = null }: TaskDrawerProps) {
   return (
     <Dialog open={Boolean(taskId)} onOpenChange={(open) => !open && onClose()}>
       <SheetContent data-testid="task-drawer" aria-describedby={undefined} className="sm:max-w-3xl">
-        {taskId && <TaskDrawerBody key={taskId} taskId={taskId} onClose={onClose} />}
+        {taskId && (
+          <TaskDrawerBody
+            key={taskId}
+            taskId={taskId}
+            onClose={onClose}
+            projectCoderEngine={projectCoderEngine}
+          />
+        )}
       </SheetContent>
     </Dialog>
   );
 }
 
-function TaskDrawerBody({ taskId, onClose }: { taskId: string; onClose: () => void }) {
+interface TaskViewProps {
+  onClose: () => void;
+  projectCoderEngine: CoderEngineId | null;
+}
+
+function TaskDrawerBody({ taskId, ...props }: TaskViewProps & { taskId: string }) {
   const task = useTask(taskId);
-  if (task.data) return <TaskDetails task={task.data} onClose={onClose} />;
+  if (task.data) return <TaskDetails task={task.data} {...props} />;
   return (
     <>
       <DialogTitle className="sr-only">Task</DialogTitle>
@@ -55,7 +77,7 @@ function TaskDrawerBody({ taskId, onClose }: { taskId: string; onClose: () => vo
   );
 }
 
-function TaskDetails({ task, onClose }: { task: Task; onClose: () => void }) {
+function TaskDetails({ task, onClose, projectCoderEngine }: TaskViewProps & { task: Task }) {
   const [editing, setEditing] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const updateTask = useUpdateTask();
@@ -116,7 +138,10 @@ function TaskDetails({ task, onClose }: { task: Task; onClose: () => void }) {
               description: task.description,
               category: task.category,
               priority: task.priority,
+              // A server without engines leaves the field out: the project's.
+              coderEngine: task.coderEngine ?? null,
             }}
+            engine={{ projectDefault: projectCoderEngine }}
             submitLabel="Save changes"
             pending={updateTask.isPending}
             error={updateTask.error}
@@ -132,6 +157,7 @@ function TaskDetails({ task, onClose }: { task: Task; onClose: () => void }) {
                   description: values.description.trim(),
                   category: values.category,
                   priority: values.priority,
+                  coderEngine: values.coderEngine ?? null,
                 },
                 {
                   onSuccess: () => {
@@ -145,7 +171,9 @@ function TaskDetails({ task, onClose }: { task: Task; onClose: () => void }) {
         )}
         {/* Stays mounted while editing, so the pipeline's live connection is not dropped. */}
         {section}
-        {!editing && <TaskFacts task={task} showSubtasks={!section} />}
+        {!editing && (
+          <TaskFacts task={task} showSubtasks={!section} projectCoderEngine={projectCoderEngine} />
+        )}
       </div>
 
       <ConfirmDialog
@@ -169,11 +197,25 @@ function TaskDetails({ task, onClose }: { task: Task; onClose: () => void }) {
   );
 }
 
-function TaskFacts({ task, showSubtasks }: { task: Task; showSubtasks: boolean }) {
+function TaskFacts({
+  task,
+  showSubtasks,
+  projectCoderEngine,
+}: {
+  task: Task;
+  showSubtasks: boolean;
+  projectCoderEngine: CoderEngineId | null;
+}) {
+  const engine = task.coderEngine
+    ? engineName(task.coderEngine)
+    : projectCoderEngine
+      ? `Project default (${engineName(projectCoderEngine)})`
+      : 'Project default';
   const facts = [
     ['Status', STATUS_LABELS[task.status]],
     ['Category', CATEGORY_LABELS[task.category]],
     ['Priority', PRIORITY_LABELS[task.priority]],
+    ['Coder engine', engine],
     ['Created', formatDateTime(task.createdAt)],
     ['Updated', formatDateTime(task.updatedAt)],
   ] as const;

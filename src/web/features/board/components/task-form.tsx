@@ -1,4 +1,5 @@
 import { type FormEvent, useState } from 'react';
+import { CODER_ENGINES, type CoderEngineId } from '@/contracts/projects';
 import {
   STATUS_LABELS,
   TASK_CATEGORIES,
@@ -12,7 +13,7 @@ import { Input } from '@/web/components/ui/input';
 import { Select } from '@/web/components/ui/select';
 import { Textarea } from '@/web/components/ui/textarea';
 import { errorMessage, isApiError } from '@/web/lib/api-client';
-import { CATEGORY_LABELS, PRIORITY_LABELS } from './task-badges';
+import { CATEGORY_LABELS, engineName, PRIORITY_LABELS } from './task-badges';
 
 export type InitialColumn = 'backlog' | 'spec';
 
@@ -22,6 +23,8 @@ export interface TaskFormValues {
   category: TaskCategory;
   priority: TaskPriority;
   status: InitialColumn;
+  /** The task's own coder engine; null: the project's. Only in a form that shows the choice. */
+  coderEngine?: CoderEngineId | null;
 }
 
 interface TaskFormProps {
@@ -33,6 +36,8 @@ interface TaskFormProps {
   error: unknown;
   onSubmit: (values: TaskFormValues) => void;
   onCancel: () => void;
+  /** Offer the choice of coder engine (editing a task): the project's own is the default. */
+  engine?: { projectDefault: CoderEngineId | null } | undefined;
 }
 
 const defaults: TaskFormValues = {
@@ -51,12 +56,13 @@ export function TaskForm({
   error,
   onSubmit,
   onCancel,
+  engine,
 }: TaskFormProps) {
   const [values, setValues] = useState<TaskFormValues>({ ...defaults, ...initialValues });
   const set = <K extends keyof TaskFormValues>(key: K, value: TaskFormValues[K]) =>
     setValues((current) => ({ ...current, [key]: value }));
   const fieldError = (path: string) => (isApiError(error) ? error.fieldError(path) : undefined);
-  const knownFields = ['title', 'description', 'category', 'priority', 'status'];
+  const knownFields = ['title', 'description', 'category', 'priority', 'status', 'coderEngine'];
   const formError = error && !knownFields.some((path) => fieldError(path)) ? errorMessage(error) : undefined;
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
@@ -113,6 +119,28 @@ export function TaskForm({
             ))}
           </Select>
         </Field>
+        {engine && (
+          <Field label="Coder engine" error={fieldError('coderEngine')}>
+            <Select
+              value={values.coderEngine ?? ''}
+              onChange={(event) =>
+                set('coderEngine', event.target.value === '' ? null : (event.target.value as CoderEngineId))
+              }
+              data-testid="task-coder-engine-select"
+            >
+              <option value="">
+                {engine.projectDefault
+                  ? `Project default (${engineName(engine.projectDefault)})`
+                  : 'Project default'}
+              </option>
+              {CODER_ENGINES.map((id) => (
+                <option key={id} value={id}>
+                  {engineName(id)}
+                </option>
+              ))}
+            </Select>
+          </Field>
+        )}
         {showColumn && (
           <Field label="Column" error={fieldError('status')}>
             <Select
