@@ -196,6 +196,65 @@ describe.each(['anthropic', 'openai'] as const)('the tool-using coder over %s', 
   );
 });
 
+describe("the coder's own check and the gate", () => {
+  const checkResults = async (taskId: string) =>
+    (await taskEvents(t, taskId)).filter((e) => e.type === 'check-result');
+
+  it(
+    'takes the result of a passing check the coder ran on the final tree, without running it again',
+    async () => {
+      coder = scripted([
+        ...EDIT_ONE_LINE.slice(0, 2),
+        () => ({ calls: [{ name: 'run_check', input: {} }] }),
+        () => ({ calls: [{ name: 'finish', input: { summary: 'checked' } }] }),
+      ]);
+      const setup = await taskWithBigFile('Checked by the coder');
+      expect(
+        (
+          await setup.client.patch(`/api/projects/${setup.projectId}`, {
+            checkCommand: 'grep -q "return 42" src/big.ts',
+          })
+        ).status,
+      ).toBe(200);
+      expect((await start(setup, 'anthropic')).status).toBe(202);
+      await t.deps.orchestrator.idle();
+      expect((await statusOf(setup.client, setup.taskId)).status).toBe('passed');
+      const results = await checkResults(setup.taskId);
+      expect(results.map((e) => e.type === 'check-result' && e.data.passed)).toEqual([true]);
+      const told = toolEvents(await taskEvents(t, setup.taskId)).find((e) =>
+        e.data.summary?.startsWith('Ran the check'),
+      );
+      expect(told?.data).toMatchObject({
+        ok: true,
+        summary: 'Ran the check — passed',
+        check: { passed: true, exitCode: 0 },
+      });
+    },
+    LONG_TEST_MS,
+  );
+
+  it(
+    'runs the check again at the gate when the coder changed the tree after its check',
+    async () => {
+      coder = scripted([() => ({ calls: [{ name: 'run_check', input: {} }] }), ...EDIT_ONE_LINE.slice(1)]);
+      const setup = await taskWithBigFile('Changed after the check');
+      expect(
+        (
+          await setup.client.patch(`/api/projects/${setup.projectId}`, {
+            checkCommand: 'grep -q "return 42" src/big.ts',
+          })
+        ).status,
+      ).toBe(200);
+      expect((await start(setup, 'anthropic')).status).toBe(202);
+      await t.deps.orchestrator.idle();
+      expect((await statusOf(setup.client, setup.taskId)).status).toBe('passed');
+      const results = await checkResults(setup.taskId);
+      expect(results.map((e) => e.type === 'check-result' && e.data.passed)).toEqual([false, true]);
+    },
+    LONG_TEST_MS,
+  );
+});
+
 describe('cancel during run_check', () => {
   it(
     "ends the check's processes at once and the run is cancelled",

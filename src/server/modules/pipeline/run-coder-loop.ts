@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileChange } from '@/contracts/pipeline.js';
+import type { CheckOutcome } from '@/contracts/run-lifecycle.js';
 import { gitText } from '@/server/lib/git.js';
 import { loopSpending } from '../agent-tools/agent-loop.js';
 import { createAutocoderEngine } from '../agent-tools/autocoder-engine.js';
@@ -36,6 +37,9 @@ export async function codeWithLoop(
   const signal = ctx.handle.controller.signal;
   const config = ctx.configs.coder;
   const maxTurnBytes = env.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+  const timeline = timelineEvents(env, ctx, 'coder');
+  let lastCheck: CheckOutcome | undefined;
+  let changedSinceCheck = false;
   const step: CoderStep = {
     runId: ctx.runId,
     worktree: ctx.worktreePath,
@@ -56,11 +60,19 @@ export async function codeWithLoop(
           if (!outcome) throw new Error('the project has no check');
           // The last check the run knows of: the gate's own check replaces it after the step.
           ctx.cursor = { ...ctx.cursor, check: outcome };
+          lastCheck = outcome;
+          changedSinceCheck = false;
           return outcome;
         }
       : undefined,
     beforeTurn: budgetGuard(env.db, 'coder', ctx),
-    events: timelineEvents(env, ctx, 'coder'),
+    events: {
+      ...timeline,
+      onToolResult: (result) => {
+        if (result.result.ok && result.result.changed) changedSinceCheck = true;
+        return timeline.onToolResult(result);
+      },
+    },
     maxTurnBytes,
     onTurnTooLarge: () => new AnswerTooLargeError('coder', maxTurnBytes),
   };
@@ -89,6 +101,7 @@ export async function codeWithLoop(
   checkGoingOn(ctx);
   await beforeCommit?.();
   await commitStep(ctx, message);
+  ctx.checkedTree = lastCheck?.passed && !changedSinceCheck ? lastCheck : undefined;
   return recorded;
 }
 

@@ -67,6 +67,7 @@ export async function updateBranch(env: DriverEnv, ctx: RunContext, row: CallRec
   } else {
     const sha = await commitAll(ctx.worktreePath, message);
     if (sha) ctx.headCommit = sha;
+    ctx.checkedTree = undefined;
   }
   if (merged) ctx.baseCommit = merged;
   ctx.cursor = { ...ctx.cursor, resolveConflicts: undefined };

@@ -1,7 +1,7 @@
 import type { AgentConfig, AgentType, FileChange, ReviewResult, Subtask } from '@/contracts/pipeline.js';
 import { AGENT_CONFIGS } from '@/contracts/pipeline.js';
 import type { CoderEngineId } from '@/contracts/projects.js';
-import type { RunCursor } from '@/contracts/run-lifecycle.js';
+import type { CheckOutcome, RunCursor } from '@/contracts/run-lifecycle.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { CheckSandbox, CheckSettings } from '../checks/check-runner.js';
@@ -58,6 +58,11 @@ export interface RunContext extends RunRef {
   handle: RunHandle;
   /** Fields to write with the run's next update (folded in to save a write). */
   pendingPatch?: { branch: string; worktreePath: string; baseCommit: string | null } | undefined;
+  /**
+   * Set by a coder step whose last tool call to the check passed with no change to the worktree
+   * after it: the gate after the step takes that result instead of running the check again.
+   */
+  checkedTree?: CheckOutcome | undefined;
   /** Token totals of the run. */
   usage: { inputTokens: number; outputTokens: number; costUsd: number };
   /** Tokens the task's earlier runs spent (for its token budget). */

@@ -98,7 +98,9 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
 
 /** The gate after a coding or fixing step: the project's check, if it has one (see run-check.ts). */
 async function verified(env: DriverEnv, ctx: RunContext) {
-  const check = await verifyStep(env, ctx);
+  // The coder's own last check ran on this very tree and passed: the gate takes its result.
+  const check = ctx.checkedTree ?? (await verifyStep(env, ctx));
+  ctx.checkedTree = undefined;
   checkGoingOn(ctx);
   return check;
 }
