@@ -49,13 +49,42 @@ export const subtaskSchema = z.object({
 });
 export const subtaskListSchema = z.object({ subtasks: z.array(subtaskSchema).min(1).max(10) });
 
+/** What a change did to a file, as a run records and shows it. */
 export const FILE_ACTIONS = ['create', 'modify', 'delete'] as const;
-export const fileChangeSchema = z.object({
+/** One search/replace block of an `edit` answer: `search` must occur exactly once in the file. */
+export const searchReplaceSchema = z.object({
+  search: rawString().min(1).max(100_000),
+  replace: rawString().max(100_000),
+});
+const wholeFileChangeSchema = z.object({
   filePath: cleanString().min(1).max(500),
   language: cleanString().min(1).max(50),
   content: rawString().max(1_000_000),
   action: z.enum(FILE_ACTIONS),
 });
+/**
+ * A coder's change to one file: complete content (`create`, `modify`) or `delete`, or
+ * `action: "edit"` with search/replace blocks applied in order to the file as it is (no content).
+ * An edit parses as a `modify` carrying its `edits` and an empty `content`; applying it
+ * (`applyFileChanges`) gives the change as recorded, a `modify` with the file's resulting content.
+ */
+export const fileChangeSchema = z.union([
+  wholeFileChangeSchema,
+  z
+    .object({
+      filePath: wholeFileChangeSchema.shape.filePath,
+      language: wholeFileChangeSchema.shape.language,
+      action: z.literal('edit'),
+      edits: z.array(searchReplaceSchema).min(1).max(100),
+    })
+    .transform(({ filePath, language, edits }) => ({
+      filePath,
+      language,
+      content: '',
+      action: 'modify' as const,
+      edits,
+    })),
+]);
 export const fileChangesSchema = z.object({ files: z.array(fileChangeSchema).max(100) });
 
 export const FINDING_SEVERITIES = ['error', 'warning', 'info'] as const;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FileChange } from '@/contracts/pipeline.js';
+import { type FileChange, fileChangeSchema } from '@/contracts/pipeline.js';
 import { AppError } from '@/server/lib/errors.js';
 import { applyFileChanges } from './apply-changes.js';
 import { readFilesForContext, type ShownCut, shownCut } from './context.js';
@@ -193,7 +193,7 @@ describe('applyFileChanges after a context that showed files cut', () => {
     expect(error.message).toBe(
       'The coder rewrote src/big.ts, which it was shown only in part (its first 96 characters, 4 lines, ' +
         `of a ${big.length.toLocaleString('en-US')}-byte file); nothing was applied. ` +
-        'A file shown in part cannot be replaced or deleted in this mode.',
+        'A file shown in part can only be changed with "edit" search/replace blocks.',
     );
     expect(error.details.paths).toEqual(['src/big.ts']);
     await untouched();
@@ -223,4 +223,44 @@ describe('applyFileChanges after a context that showed files cut', () => {
     expect(applied.map((a) => a.action)).toEqual(['modify', 'create']);
     expect(await readFile(path.join(t.repo, 'src/big.ts'), 'utf8')).toBe(big);
   });
+
+  it('applies an edit of the cut file, even in the part it was not shown, keeping the rest', async () => {
+    const { applied, recorded } = await applyFileChanges(
+      t.repo,
+      [edit('src/big.ts', { search: 'export const line1 = 1;\n', replace: 'export const line1 = -1;\n' })],
+      { shownCut: shown },
+    );
+    expect(applied).toEqual([{ filePath: 'src/big.ts', action: 'modify' }]);
+    const expected = big.replace('line1 = 1;', 'line1 = -1;');
+    expect(await readFile(path.join(t.repo, 'src/big.ts'), 'utf8')).toBe(expected);
+    expect(recorded).toEqual([
+      { filePath: 'src/big.ts', language: 'typescript', content: expected, action: 'modify' },
+    ]);
+    // The last line was never shown; a unique search still reaches it.
+    await applyFileChanges(
+      t.repo,
+      [edit('src/big.ts', { search: 'line399 = 399;', replace: 'line399 = 0;' })],
+      {
+        shownCut: shown,
+      },
+    );
+    expect(await readFile(path.join(t.repo, 'src/big.ts'), 'utf8')).toBe(
+      expected.replace('399 = 399', '399 = 0'),
+    );
+  });
+
+  it('refuses an edit of the cut file whose search also occurs in the part it was not shown', async () => {
+    const error = await refusal([
+      change('src/new.ts', 'create', 'y'),
+      edit('src/big.ts', { search: 'export const line3', replace: 'export const renamed' }),
+    ]);
+    // line3, line30…line39 and line300…line399.
+    expect(error.message).toContain('src/big.ts block 1: its search text was found 111 times');
+    await untouched();
+  });
 });
+
+/** An edit answer as the coder gives it, parsed by the contract. */
+function edit(filePath: string, ...edits: { search: string; replace: string }[]): FileChange {
+  return fileChangeSchema.parse({ filePath, language: 'typescript', action: 'edit', edits });
+}
