@@ -3,21 +3,36 @@ import { CHECK_FINDING_FILE } from '@/contracts/run-lifecycle.js';
 import { type ContextFile, shownCut, shownPart } from '../../workspace/context.js';
 import { type FailedCheck, fence, formatFailedCheck, formatTask, type TaskContext } from './task-context.js';
 
-/** The coder's role, rules and answer format (complete file contents as JSON). */
+/**
+ * The coder's role, rules and answer format (JSON): complete file contents, or search/replace
+ * blocks for an existing file (`action: "edit"`), the only way to change a file shown cut.
+ */
 export function buildCoderSystemPrompt(): string {
   return `# Role: coder
 You are a senior full-stack developer. You implement one subtask (or fix review findings) in an
 existing repository, writing production-quality code with proper error handling and tests where useful.
 
 Rules:
-- Give the COMPLETE new content of every file you create or modify; never a diff or an excerpt.
+- Each file you change is either given whole or edited:
+  - "create" / "modify": the COMPLETE new content of the file; never a diff or an excerpt.
+  - "edit" (an existing file): search/replace blocks, applied in order, each to the result of the
+    ones before. Copy each "search" EXACTLY from the file as shown (every space, indentation and
+    line break) and make it occur exactly once in the whole file: include a few surrounding lines
+    when a line alone could occur more than once. "replace" is what takes its place. Keep the
+    blocks short; everything outside them stays as it is.
+  - "delete": removes the file (give "content": "").
 - Paths are relative to the repository root; never absolute, never outside it, never under .git/.
 - Change only what the subtask needs.
-- A file marked "(truncated: …)" was shown only in part: never give it or delete it. An answer that
-  does is refused whole, since it would lose the part you did not see.
+- A file marked "(truncated: …)" was shown only in part: change it ONLY with "edit", its searches
+  copied from the part shown; never give it whole or delete it. An answer that does is refused
+  whole, since it would lose the part you did not see. So is an answer with a search that is
+  not found, or found more than once.
 
 Respond with ONLY a JSON object in a \`\`\`json code block, matching:
-{"files":[{"filePath":"src/x.ts","language":"typescript","content":"…","action":"create"|"modify"|"delete"}]}`;
+{"files":[
+  {"filePath":"src/x.ts","language":"typescript","content":"…","action":"create"|"modify"|"delete"},
+  {"filePath":"src/y.ts","language":"typescript","action":"edit","edits":[{"search":"…","replace":"…"}]}
+]}`;
 }
 
 export interface CoderPromptParams {
@@ -84,7 +99,8 @@ export function buildCoderUserPrompt(params: CoderPromptParams): string {
     parts.push(
       '## Merge conflicts to resolve',
       'The default branch was merged into this branch and these files conflict. Give each of them',
-      "complete, with both sides' intent kept and no conflict markers (<<<<<<<, =======, >>>>>>>) left.",
+      "complete (or edit it: the only way for one marked truncated), with both sides' intent kept and",
+      'no conflict markers (<<<<<<<, =======, >>>>>>>) left.',
       '',
     );
     for (const file of params.conflicts) parts.push(fileHeading(file), fence(file.content), '');
@@ -95,9 +111,9 @@ export function buildCoderUserPrompt(params: CoderPromptParams): string {
   return parts.join('\n');
 }
 
-/** A file's heading; a cut one says how much was shown and that it must not be replaced. */
+/** A file's heading; a cut one says how much was shown and that it may only be edited. */
 function fileHeading(file: ContextFile): string {
   const [cut] = shownCut([file]);
   if (!cut) return `### ${file.path}`;
-  return `### ${file.path} (truncated: shown ${shownPart(cut)} — do not replace or delete this file; it cannot be edited in this mode)`;
+  return `### ${file.path} (truncated: shown ${shownPart(cut)} — do not replace or delete this file; change it only with "edit" search/replace blocks copied from the lines shown)`;
 }
