@@ -123,6 +123,52 @@ describe("a project's check settings (PATCH /api/projects/:id)", () => {
     expect(project.body.taskTokenBudget).toBe(5000);
   });
 
+  it('chooses the coder engine and the tool-call limit; a task may override the engine', async () => {
+    const { client, projectId } = await signedInClient(t.app);
+    const fresh = await client.get<Project>(`/api/projects/${projectId}`);
+    expect(fresh.body).toMatchObject({ coderEngine: 'autocoder', maxToolCalls: 60 });
+    const set = await client.patch<Project>(`/api/projects/${projectId}`, {
+      coderEngine: 'one-shot',
+      maxToolCalls: 120,
+    });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ coderEngine: 'one-shot', maxToolCalls: 120 });
+
+    for (const [field, value] of [
+      ['coderEngine', 'claude-code'],
+      ['coderEngine', null],
+      ['maxToolCalls', 0],
+      ['maxToolCalls', 501],
+      ['maxToolCalls', 2.5],
+    ] as const) {
+      const res = await client.patch(`/api/projects/${projectId}`, { [field]: value });
+      expect(res.status, `${field}=${value}`).toBe(400);
+      expect(res.body).toMatchObject({
+        error: 'VALIDATION_ERROR',
+        fields: { [field]: [expect.any(String)] },
+      });
+    }
+    expect((await client.get<Project>(`/api/projects/${projectId}`)).body).toMatchObject({
+      coderEngine: 'one-shot',
+      maxToolCalls: 120,
+    });
+
+    const task = await client.post<{ id: string; coderEngine: string | null }>('/api/tasks', {
+      projectId,
+      title: 'T',
+    });
+    expect(task.body.coderEngine).toBeNull();
+    const overridden = await client.patch<{ coderEngine: string | null }>(`/api/tasks/${task.body.id}`, {
+      coderEngine: 'autocoder',
+    });
+    expect(overridden.body.coderEngine).toBe('autocoder');
+    const back = await client.patch<{ coderEngine: string | null }>(`/api/tasks/${task.body.id}`, {
+      coderEngine: null,
+    });
+    expect(back.body.coderEngine).toBeNull();
+    expect((await client.patch(`/api/tasks/${task.body.id}`, { coderEngine: 'codex' })).status).toBe(400);
+  });
+
   it("answers 404 for another user's project and changes nothing", async () => {
     const alice = await signedInClient(t.app);
     const bob = await signedInClient(t.app);
