@@ -20,13 +20,26 @@ export type ProsePart =
 const OPEN_FENCE = /```[ \t]*json[^\n]*\n/gi;
 const FENCE = '```';
 
+/**
+ * Closed answers parsed lately, by their text: prose that goes on streaming after an answer is split
+ * again on every frame, and a one-shot answer can be a megabyte of JSON.
+ */
+const parsedAnswers = new Map<string, ProsePart>();
+const PARSED_KEPT = 16;
+
 function answerOf(raw: string, closed: boolean): ProsePart {
   if (!closed) return { kind: 'answer', raw, closed, valid: false, value: undefined };
+  const known = parsedAnswers.get(raw);
+  if (known) return known;
+  let part: ProsePart;
   try {
-    return { kind: 'answer', raw, closed, valid: true, value: JSON.parse(raw) };
+    part = { kind: 'answer', raw, closed, valid: true, value: JSON.parse(raw) };
   } catch {
-    return { kind: 'answer', raw, closed, valid: false, value: undefined };
+    part = { kind: 'answer', raw, closed, valid: false, value: undefined };
   }
+  if (parsedAnswers.size >= PARSED_KEPT) parsedAnswers.delete(parsedAnswers.keys().next().value ?? '');
+  parsedAnswers.set(raw, part);
+  return part;
 }
 
 /**

@@ -48,6 +48,17 @@ describe('an agent’s timeline as drawn', () => {
     expect(cut.truncated).toBe(true);
   });
 
+  it('keeps a one-shot answer of a megabyte whole, so it can be folded', () => {
+    const answer = `\`\`\`json\n{"files": [{"filePath": "a.ts", "content": "${'x'.repeat(1_000_000)}"}]}\n\`\`\``;
+    const chunks = Array.from({ length: 100 }, (_, i) =>
+      prose(i, answer.slice(i * 10_100, (i + 1) * 10_100)),
+    );
+    const timeline = buildTimeline([...chunks, prose(100, answer.slice(1_010_000))]);
+    expect(timeline.truncated).toBe(false);
+    expect(timeline.items).toHaveLength(1);
+    expect(timeline.items[0]).toMatchObject({ kind: 'prose', text: answer });
+  });
+
   it('says what a call is doing from its input, whatever the model sent', () => {
     expect(pendingLabel('read_file', { path: 'src/board.ts', startLine: 1, endLine: 200 })).toBe(
       'Reading src/board.ts lines 1–200…',

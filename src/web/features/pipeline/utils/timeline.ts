@@ -23,7 +23,11 @@ export interface TimelineLimits {
   maxItems: number;
 }
 
-export const TIMELINE_LIMITS: TimelineLimits = { maxChars: 200_000, maxItems: 600 };
+/**
+ * Generous on characters: a one-shot coder's JSON answer (up to a megabyte) must reach the prose
+ * block whole to be folded; the text a block draws is capped there.
+ */
+export const TIMELINE_LIMITS: TimelineLimits = { maxChars: 2_000_000, maxItems: 600 };
 
 /**
  * The end of an agent's timeline as lines: consecutive prose chunks joined into one text, each tool

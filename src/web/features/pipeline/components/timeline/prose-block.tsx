@@ -3,6 +3,17 @@ import { memo, useId, useMemo, useState } from 'react';
 import { type ProsePart, prettyAnswer, splitProse, summarizeAnswer } from '../../utils/json-answer';
 import { formatCount } from '../../utils/run-labels';
 
+/** Characters of plain prose one block draws, from its end: long runs stay responsive. */
+const MAX_DRAWN = 200_000;
+
+/** The text as drawn: without the blank lines around it (the timeline spaces its lines), and its end only when long. */
+function drawn(text: string): string {
+  const trimmed = text.replace(/^\s*\n|\n\s*$/g, '');
+  if (trimmed.length <= MAX_DRAWN) return trimmed;
+  const hidden = trimmed.length - MAX_DRAWN;
+  return `… ${formatCount(hidden)} earlier characters hidden\n${trimmed.slice(-MAX_DRAWN)}`;
+}
+
 type AnswerPart = Extract<ProsePart, { kind: 'answer' }>;
 
 function answerLine(part: AnswerPart, live: boolean): string {
@@ -60,11 +71,7 @@ function AnswerBlock({ part, live }: { part: AnswerPart; live: boolean }) {
  */
 export const ProseBlock = memo(function ProseBlock({ text, live }: { text: string; live: boolean }) {
   const parts = useMemo(
-    () =>
-      splitProse(text).map((part) =>
-        // The blank lines around a model's sentences are spacing the timeline's lines already give.
-        part.kind === 'text' ? { ...part, text: part.text.replace(/^\s*\n|\n\s*$/g, '') } : part,
-      ),
+    () => splitProse(text).map((part) => (part.kind === 'text' ? { ...part, text: drawn(part.text) } : part)),
     [text],
   );
   return (
