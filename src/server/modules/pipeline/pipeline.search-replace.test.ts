@@ -125,6 +125,8 @@ describe('a one-shot coder given a file larger than its window', () => {
       const worktree = (await runRow(env.t, runId)).worktreePath!;
       expect(await status(worktree)).toBe('');
       expect(run.fileChanges.files.map((f) => [f.filePath, f.action])).toEqual([['src/big.ts', 'modify']]);
+      // The run records the file as the edit left it, not the blocks.
+      expect(run.fileChanges.files[0]?.content).toBe(BIG.replace(LINE, CHANGED));
     },
     LONG_TEST_MS,
   );

@@ -32,11 +32,11 @@ export async function applyAndCommit(
   const paths = files.map((f) => f.filePath);
   await env.locks?.hold(agent, paths, message.split('\n')[0] ?? message, ctx.handle.controller.signal);
   checkGoingOn(ctx);
-  await applyFileChanges(ctx.worktreePath, files, { shownCut: shownCut(shown) });
+  const { recorded } = await applyFileChanges(ctx.worktreePath, files, { shownCut: shownCut(shown) });
   await beforeCommit?.();
   const sha = await commitAll(ctx.worktreePath, message);
   if (sha) ctx.headCommit = sha;
-  ctx.fileChanges = mergeFileChanges(ctx.fileChanges, files);
+  ctx.fileChanges = mergeFileChanges(ctx.fileChanges, recorded);
 }
 
 /**
