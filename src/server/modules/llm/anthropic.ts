@@ -47,7 +47,7 @@ function toMessages(messages: TurnMessage[]): MessageParam[] {
   return messages.map((message): MessageParam => {
     switch (message.role) {
       case 'user':
-        return { role: 'user', content: [{ type: 'text', text: message.text }] };
+        return { role: 'user', content: message.text };
       case 'assistant': {
         const content: ContentBlock[] = [];
         if (message.text) content.push({ type: 'text', text: message.text });
@@ -84,7 +84,8 @@ function toMessages(messages: TurnMessage[]): MessageParam[] {
  */
 function markLastBlock(messages: MessageParam[]): void {
   const last = messages.at(-1);
-  if (!last || typeof last.content === 'string') return;
+  if (!last) return;
+  if (typeof last.content === 'string') last.content = [{ type: 'text', text: last.content }];
   const block = last.content.at(-1);
   if (block && block.type !== 'thinking' && block.type !== 'redacted_thinking') {
     (block as { cache_control?: typeof EPHEMERAL }).cache_control = EPHEMERAL;

@@ -19,7 +19,7 @@ describe('an agent answer past AUTOCODER_MAX_ANSWER_BYTES', () => {
   it(
     'a 2 MB answer of backticks is cut at 1 MiB, the run pauses with answer_too_large, and /api/health keeps answering',
     async () => {
-      const { client, taskId } = await newTask(t);
+      const { client, taskId } = await newTask(t, { coderEngine: 'one-shot' });
       const coderStreamEnd = new Promise<StreamOutcome>((resolve) =>
         simulator.events.on('stream-end', (e) => {
           if (e.agent === 'coder') resolve(e.outcome);

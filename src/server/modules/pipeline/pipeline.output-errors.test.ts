@@ -38,7 +38,7 @@ describe('output that does not parse', () => {
   it(
     'malformed@planner once: the planner asks again itself and the run passes, as one recorded call',
     async () => {
-      const { client, taskId } = await newTask(t);
+      const { client, taskId } = await newTask(t, { coderEngine: 'one-shot' });
       const runId = await startOk(client, taskId, { scenario: 'malformed@planner' });
       await t.deps.orchestrator.idle();
       const run = await statusOf(client, taskId);
@@ -62,7 +62,7 @@ describe('output that does not parse', () => {
   it(
     'malformed@reviewer twice: pauses with a parse_error at the reviewer; a retry passes',
     async () => {
-      const { client, taskId } = await newTask(t);
+      const { client, taskId } = await newTask(t, { coderEngine: 'one-shot' });
       const runId = await startOk(client, taskId, { scenario: 'malformed@reviewer x2' });
       await t.deps.orchestrator.idle();
       const paused = await statusOf(client, taskId);
@@ -92,7 +92,7 @@ describe('a coder that writes outside its worktree', () => {
   it(
     'is refused as a whole (INVALID_AGENT_OUTPUT → paused parse_error) and writes nothing; a retry recovers',
     async () => {
-      const { client, taskId, projectId } = await newTask(t, { title: 'Escape attempt' });
+      const { client, taskId, projectId } = await newTask(t, { title: 'Escape attempt', coderEngine: 'one-shot' });
       const { repoPath } = await repoOf(t, projectId);
       const gitConfigBefore = await readFile(path.join(repoPath, '.git', 'config'), 'utf8');
       const answer = {

@@ -29,7 +29,7 @@ describe('a one-shot coder that rewrites a file it was shown cut', () => {
     async () => {
       // The simulated planner and coder name a task's main file after its title: "Big" → src/big.ts,
       // which the coder answers with complete contents, as the one-shot format asks.
-      const { client, taskId, projectId } = await newTask(env.t, { title: 'Big' });
+      const { client, taskId, projectId } = await newTask(env.t, { title: 'Big', coderEngine: 'one-shot' });
       const { repoPath, defaultBranch } = await repoOf(env.t, projectId);
       await commitFiles(repoPath, { 'src/big.ts': BIG }, 'A file larger than the window');
       const base = await head(repoPath, defaultBranch);
