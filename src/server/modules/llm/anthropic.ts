@@ -1,12 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { yieldTurn } from '@/server/lib/yield-turn.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, guardCall } from './call-guard.js';
+import { callbackRunner, DEFAULT_IDLE_TIMEOUT_MS, guardCall } from './call-guard.js';
 import { toLlmError } from './errors.js';
 import {
   LlmError,
   type LlmProvider,
-  type LlmRequest,
-  type LlmResponse,
+  streamAsTurn,
   type ToolCallRequest,
   type TurnMessage,
   type TurnRequest,
@@ -117,16 +116,8 @@ export function createAnthropicProvider(opts: AnthropicProviderOptions): LlmProv
     let stopReason: string | null = null;
     let finished = false;
     const calls = new Map<number, ToolCallRequest>();
-    // An exception from a callback is the caller's own bug or decision: it passes through untouched.
-    let callbackFailure: { error: unknown } | undefined;
-    const callback = <A>(fn: ((arg: A) => void) | undefined, arg: A) => {
-      try {
-        fn?.(arg);
-      } catch (error) {
-        callbackFailure = { error };
-        throw error;
-      }
-    };
+    const callbacks = callbackRunner();
+    const callback = callbacks.call;
     try {
       const cache = request.cache === true;
       const messages = toMessages(request.messages);
@@ -212,7 +203,7 @@ export function createAnthropicProvider(opts: AnthropicProviderOptions): LlmProv
         stopReason,
       };
     } catch (error) {
-      if (callbackFailure) throw callbackFailure.error;
+      callbacks.rethrowIfCallback();
       throw toLlmError(error, {
         label,
         aborted: guard.userAborted,
@@ -224,14 +215,5 @@ export function createAnthropicProvider(opts: AnthropicProviderOptions): LlmProv
     }
   }
 
-  async function stream(request: LlmRequest): Promise<LlmResponse> {
-    const { text, usage, model, stopReason } = await turn({
-      ...request,
-      tools: [],
-      messages: [{ role: 'user', text: request.prompt }],
-    });
-    return { text, usage, model, stopReason };
-  }
-
-  return { id: simulated ? 'simulator' : 'anthropic', simulated, stream, turn };
+  return { id: simulated ? 'simulator' : 'anthropic', simulated, stream: streamAsTurn(turn), turn };
 }

@@ -51,3 +51,26 @@ export function guardCall(userSignal: AbortSignal | undefined, idleMs: number): 
     },
   };
 }
+
+/**
+ * Runs the caller's callbacks (text deltas, tool calls) for a provider: an exception from one is
+ * the caller's own bug or decision, so it is remembered and passes through the provider's error
+ * mapping untouched (`rethrowIfCallback`).
+ */
+export function callbackRunner() {
+  let failure: { error: unknown } | undefined;
+  return {
+    call<A>(fn: ((arg: A) => void) | undefined, arg: A): void {
+      try {
+        fn?.(arg);
+      } catch (error) {
+        failure = { error };
+        throw error;
+      }
+    },
+    /** Throws the callback's own exception, if one ended the call. */
+    rethrowIfCallback(): void {
+      if (failure) throw failure.error;
+    },
+  };
+}

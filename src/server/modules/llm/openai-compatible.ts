@@ -1,15 +1,14 @@
 import OpenAI from 'openai';
 import { yieldTurn } from '@/server/lib/yield-turn.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, guardCall } from './call-guard.js';
+import { callbackRunner, DEFAULT_IDLE_TIMEOUT_MS, guardCall } from './call-guard.js';
 import { toLlmError } from './errors.js';
-import type {
-  LlmProvider,
-  LlmRequest,
-  LlmResponse,
-  ToolCallRequest,
-  TurnMessage,
-  TurnRequest,
-  TurnResponse,
+import {
+  type LlmProvider,
+  streamAsTurn,
+  type ToolCallRequest,
+  type TurnMessage,
+  type TurnRequest,
+  type TurnResponse,
 } from './provider.js';
 
 /** Local servers (Ollama, vLLM, LM Studio) ignore the key, but the SDK and some proxies want one. */
@@ -94,15 +93,8 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): LlmProvider {
     let cachedTokens = 0;
     let stopReason: string | null = null;
     const calls = new Map<number, ToolCallRequest>();
-    let callbackFailure: { error: unknown } | undefined;
-    const callback = <A>(fn: ((arg: A) => void) | undefined, arg: A) => {
-      try {
-        fn?.(arg);
-      } catch (error) {
-        callbackFailure = { error };
-        throw error;
-      }
-    };
+    const callbacks = callbackRunner();
+    const callback = callbacks.call;
     try {
       const tools = request.tools.map((tool) => ({
         type: 'function' as const,
@@ -159,7 +151,7 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): LlmProvider {
         stopReason,
       };
     } catch (error) {
-      if (callbackFailure) throw callbackFailure.error;
+      callbacks.rethrowIfCallback();
       throw toLlmError(error, {
         label,
         aborted: guard.userAborted,
@@ -173,14 +165,5 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): LlmProvider {
     }
   }
 
-  async function stream(request: LlmRequest): Promise<LlmResponse> {
-    const { text, usage, model, stopReason } = await turn({
-      ...request,
-      tools: [],
-      messages: [{ role: 'user', text: request.prompt }],
-    });
-    return { text, usage, model, stopReason };
-  }
-
-  return { id: 'openai', simulated: false, stream, turn };
+  return { id: 'openai', simulated: false, stream: streamAsTurn(turn), turn };
 }

@@ -124,3 +124,15 @@ export interface LlmProvider {
   /** One streamed turn of a tool-using conversation (the agent loop). */
   turn(request: TurnRequest): Promise<TurnResponse>;
 }
+
+/** One-shot streaming as a turn with no tools: one user message, the answer's text. */
+export function streamAsTurn(turn: LlmProvider['turn']): LlmProvider['stream'] {
+  return async (request) => {
+    const { text, usage, model, stopReason } = await turn({
+      ...request,
+      tools: [],
+      messages: [{ role: 'user', text: request.prompt }],
+    });
+    return { text, usage, model, stopReason };
+  };
+}
