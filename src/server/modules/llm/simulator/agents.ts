@@ -40,7 +40,7 @@ export function plannerAnswer(info: PromptInfo): string {
 }
 
 /** A file as a step leaves it, built on what the prompt shows of it (or on what earlier steps wrote). */
-function writeStep(
+export function writeStep(
   kind: StepKind,
   task: TaskInfo,
   names: TaskNames,
@@ -73,38 +73,56 @@ function writeStep(
   }
 }
 
-function fixChanges(info: PromptInfo, names: TaskNames, iteration: number): FileChange[] {
-  // The person's line comments first: each is answered with a note, as a finding is.
+/** What a fix step answers: the person's line comments first (each answered with a note), then the findings. */
+function fixFindings(info: PromptInfo): string[] {
   const asked = [...info.comments.map((comment) => `line comment ${comment}`), ...info.findings];
-  const findings = asked.length ? asked.slice(0, 10) : ['Addressed the review findings.'];
+  return asked.length ? asked.slice(0, 10) : ['Addressed the review findings.'];
+}
+
+/** A planned file as the task's steps would have written it: the base a fix builds on when it is missing. */
+export function regeneratedFile(path: string, info: PromptInfo, names: TaskNames): string {
+  return path === names.testFile
+    ? testModule(info.task, names)
+    : path === names.docsFile
+      ? docsPage(info.task, names)
+      : mainModule(info.task, names);
+}
+
+/** The files a fix step touches when it sees none: every file of the plan. */
+export function plannedFiles(info: PromptInfo, names: TaskNames): string[] {
+  return filesOf(
+    planFor(info.task).flatMap((step) => step.kinds),
+    names,
+  );
+}
+
+/** A file as a fix step leaves it: a blank-input guard in code, a note per finding. */
+export function fixedContent(path: string, content: string, info: PromptInfo, names: TaskNames): string {
+  const iteration = info.fixIteration ?? 0;
+  let next = content;
+  const isCode = ['typescript', 'javascript'].includes(languageOf(path)) && !/\.test\.|\.spec\./.test(path);
+  if (isCode) next = withValidationGuard(next, names, iteration);
+  const notes = fixFindings(info)
+    .map((finding) => commentLine(path, `Review fix (iteration ${iteration}): ${finding}`))
+    .filter((note): note is string => note !== undefined);
+  if (notes.length) next = appendOnce(next, `\n${notes.join('\n')}\n`);
+  return next;
+}
+
+function fixChanges(info: PromptInfo, names: TaskNames, iteration: number): FileChange[] {
   const shown = info.currentFiles
     .filter((f) => f.content.trim() && languageOf(f.path) !== 'json')
     .slice(0, 5);
-  const regenerated = (path: string) =>
-    path === names.testFile
-      ? testModule(info.task, names)
-      : path === names.docsFile
-        ? docsPage(info.task, names)
-        : mainModule(info.task, names);
   const targets = shown.length
     ? shown
-    : filesOf(
-        planFor(info.task).flatMap((step) => step.kinds),
-        names,
-      ).map((path) => ({
-        path,
-        content: regenerated(path),
-      }));
-  return targets.map(({ path, content }) => {
-    let next = content;
-    const isCode = ['typescript', 'javascript'].includes(languageOf(path)) && !/\.test\.|\.spec\./.test(path);
-    if (isCode) next = withValidationGuard(next, names, iteration);
-    const notes = findings
-      .map((finding) => commentLine(path, `Review fix (iteration ${iteration}): ${finding}`))
-      .filter((note): note is string => note !== undefined);
-    if (notes.length) next = appendOnce(next, `\n${notes.join('\n')}\n`);
-    return { filePath: path, language: languageOf(path), content: next, action: 'modify' as const };
-  });
+    : plannedFiles(info, names).map((path) => ({ path, content: regeneratedFile(path, info, names) }));
+  const asIteration = { ...info, fixIteration: iteration };
+  return targets.map(({ path, content }) => ({
+    filePath: path,
+    language: languageOf(path),
+    content: fixedContent(path, content, asIteration, names),
+    action: 'modify' as const,
+  }));
 }
 
 /** Both sides of every conflict, ours first, lines the two share once: what a careful merge of independent additions keeps. */
@@ -129,13 +147,18 @@ export function resolveConflictMarkers(content: string): string {
   return out.join('\n');
 }
 
+/** What a `check-fix=<path>` scenario has the coder write, for a failed check whose output starts so. */
+export function checkFixContent(checkOutput: string): string {
+  const firstLine = checkOutput.split('\n')[0]?.slice(0, 200) ?? '';
+  return `${SIMULATOR_NOTICE}\nScripted fix (scenario check-fix) for the failing check: ${firstLine}\n`;
+}
+
 /** The file a `check-fix=<path>` scenario has the coder create once a failing check reaches it. */
 function checkFixChange(path: string, info: PromptInfo): FileChange {
-  const firstLine = info.failedCheck?.split('\n')[0]?.slice(0, 200) ?? '';
   return {
     filePath: path,
     language: languageOf(path),
-    content: `${SIMULATOR_NOTICE}\nScripted fix (scenario check-fix) for the failing check: ${firstLine}\n`,
+    content: checkFixContent(info.failedCheck ?? ''),
     action: 'create',
   };
 }

@@ -24,6 +24,11 @@ export interface PromptInfo {
   currentFiles: Array<{ path: string; content: string }>;
   /** Coder: files left with conflict markers by a merge, to be answered resolved. */
   conflicts: Array<{ path: string; content: string }>;
+  /**
+   * The paths of the files with conflict markers: those of `conflicts`, or, in the tool-using
+   * coder's prompt (which lists them without content), the section's list items.
+   */
+  conflictPaths: string[];
   /** The `## Failing check` section of a coder's fix prompt (the repository's check failed), if any. */
   failedCheck?: string | undefined;
 }
@@ -118,9 +123,12 @@ export function parsePrompt(system: string, prompt: string): PromptInfo {
   const category = line(prompt, 'Task category')?.toLowerCase();
   const subtask = /^\s*Subtask\s+(\d+)\s*\/\s*(\d+):\s*(.*)$/im.exec(prompt);
   const fix = /^\s*Mode:\s*fix\b(?:\s*\(iteration\s*(\d+)\))?/im.exec(prompt);
-  const changed = bulletItems(section(prompt, 'Changed files'))
-    .map((item) => item.replace(/`/g, '').split(/\s+/)[0] ?? '')
-    .filter(Boolean);
+  const pathsOf = (items: string[]) =>
+    items.map((item) => item.replace(/`/g, '').split(/\s+/)[0] ?? '').filter(Boolean);
+  const changed = pathsOf(bulletItems(section(prompt, 'Changed files')));
+  const conflictLines = section(prompt, 'Merge conflicts');
+  const conflicts = currentFiles(conflictLines);
+  const listed = conflictLines.filter((l) => /^\s*[-*•]\s+\S/.test(l));
   return {
     agent: agentOf(system),
     task: {
@@ -137,7 +145,8 @@ export function parsePrompt(system: string, prompt: string): PromptInfo {
     reviewIteration: Number(line(prompt, 'Review iteration')?.match(/\d+/)?.[0] ?? 0),
     changedFiles: changed,
     currentFiles: currentFiles(section(prompt, 'Current files')),
-    conflicts: currentFiles(section(prompt, 'Merge conflicts')),
+    conflicts,
+    conflictPaths: conflicts.length ? conflicts.map((c) => c.path) : pathsOf(bulletItems(listed)),
     failedCheck: section(prompt, 'Failing check').join('\n').trim() || undefined,
   };
 }

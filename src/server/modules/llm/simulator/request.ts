@@ -1,26 +1,31 @@
 import type { IncomingMessage } from 'node:http';
+import { anthropicToolParts } from './anthropic-tools.js';
+import { openAiToolParts } from './openai-tools.js';
+import type { PromptSegment } from './prompt-cache.js';
+import { BadRequest, textOf } from './request-basics.js';
+import type { ToolConversation } from './tool-conversation.js';
+
+export { BadRequest } from './request-basics.js';
 
 /** The parts of a Messages or chat.completions request the simulator uses. */
 export interface SimRequest {
   model: string;
   system: string;
+  /**
+   * The step's prompt: the last user message of a one-shot request; with tools, the FIRST user
+   * message (in a loop the last one holds tool results).
+   */
   prompt: string;
   maxTokens: number | undefined;
   stream: boolean;
   includeUsage: boolean;
+  /** Present when the request declares tools (a non-empty `tools`): the conversation so far. */
+  tools?: ToolConversation;
+  /** The prompt as cache segments, when caching applies (tools, or Anthropic cache_control marks). */
+  cacheSegments?: PromptSegment[];
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
-
-/** Thrown for a request the real API would answer with 400 (or 413). */
-export class BadRequest extends Error {
-  constructor(
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
-  }
-}
 
 export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
@@ -40,15 +45,6 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
     throw new BadRequest('the request body must be a JSON object');
   }
   return value as Record<string, unknown>;
-}
-
-/** Text of a content field: a string, or an array of `{type:"text", text}` blocks / parts. */
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part) => (part && typeof part === 'object' && 'text' in part ? String(part.text) : ''))
-    .join('\n');
 }
 
 function lastUserText(messages: unknown[]): string {
@@ -72,13 +68,16 @@ export function parseAnthropicRequest(body: Record<string, unknown>): SimRequest
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     throw new BadRequest('messages: at least one message is required');
   }
+  const parts = anthropicToolParts(body, body.messages);
   return {
     model,
     system: textOf(body.system),
-    prompt: lastUserText(body.messages),
+    prompt: parts.conversation ? parts.firstUser : lastUserText(body.messages),
     maxTokens: body.max_tokens,
     stream: body.stream === true,
     includeUsage: true,
+    ...(parts.conversation ? { tools: parts.conversation } : {}),
+    ...(parts.cacheSegments ? { cacheSegments: parts.cacheSegments } : {}),
   };
 }
 
@@ -96,13 +95,16 @@ export function parseOpenAiRequest(body: Record<string, unknown>): SimRequest {
     .join('\n');
   const limit = body.max_completion_tokens ?? body.max_tokens;
   const options = body.stream_options as { include_usage?: unknown } | undefined;
+  const parts = openAiToolParts(body, body.messages);
   return {
     model,
     system,
-    prompt: lastUserText(body.messages),
+    prompt: parts.conversation ? parts.firstUser : lastUserText(body.messages),
     maxTokens: typeof limit === 'number' && limit > 0 ? limit : undefined,
     stream: body.stream === true,
     includeUsage: options?.include_usage === true,
+    ...(parts.conversation ? { tools: parts.conversation } : {}),
+    ...(parts.cacheSegments ? { cacheSegments: parts.cacheSegments } : {}),
   };
 }
 

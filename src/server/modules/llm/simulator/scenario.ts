@@ -15,6 +15,23 @@ export type Fault = { agent: FaultTarget; times: number; source: string } & (
   | { kind: 'huge'; bytes: number }
 );
 
+/**
+ * How a simulated agent misbehaves in a tool-using conversation (requests with `tools`), decided
+ * from the conversation itself, so each step (each conversation) plays it again:
+ * - `tool-error`: its first call is to a tool that does not exist; then it carries on.
+ * - `edit-miss`: its first edit_file's oldText is not in the file (copied with read_file's line
+ *   numbers); then it reads the file again and retries. Only the coder edits.
+ * - `loop`: it never ends its step: valid read-only calls, turn after turn.
+ * - `bad-calls`: every call is bad (an unknown tool or invalid arguments), turn after turn.
+ */
+export const TOOL_FAULT_KINDS = ['tool-error', 'edit-miss', 'loop', 'bad-calls'] as const;
+export type ToolFaultKind = (typeof TOOL_FAULT_KINDS)[number];
+export interface ToolFault {
+  kind: ToolFaultKind;
+  agent: FaultTarget;
+  source: string;
+}
+
 export interface Scenario {
   /** The reviewer fails while the prompt's review iteration is below this. */
   reviewFails: number;
@@ -29,6 +46,13 @@ export interface Scenario {
    * (`check-fix=fixed.txt`): scripted, so a demo's check can fail until the "fix".
    */
   checkFix?: string;
+  /**
+   * A large existing file in which the tool-using coder changes one line in the middle
+   * (`big-edit=src/big.ts`): read a line range, search, edit_file that line, check, finish.
+   */
+  bigEdit?: string;
+  /** Misbehaviours of a tool-using agent (`tool-error@coder`, …); absent when none. */
+  toolFaults?: ToolFault[];
   /** In the order given: for one agent, the first unexhausted fault applies to its next call. */
   faults: Fault[];
   /** Directives that were not understood (ignored; returned so a caller can reject them). */
@@ -49,6 +73,8 @@ const SHAPE_SETTING = /^(chunk|coder-bytes)\s*=\s*(\d+)$/i;
 const MAX_CHUNK_CHARS = 4096;
 const MAX_CODER_BYTES = 4 * 1024 * 1024;
 const CHECK_FIX_SETTING = /^check-fix\s*=\s*([\w.-]+(?:\/[\w.-]+)*)$/i;
+const BIG_EDIT_SETTING = /^big-edit\s*=\s*([\w.-]+(?:\/[\w.-]+)*)$/i;
+const TOOL_FAULT = new RegExp(`^(${TOOL_FAULT_KINDS.join('|')})\\s*@\\s*${AGENT}$`, 'i');
 const PROMPT_MARKER = /\[simulate:\s*([^\]]*)\]/i;
 
 function times(raw: string | undefined): number {
@@ -63,6 +89,21 @@ function parseDirective(source: string, scenario: Scenario): boolean {
   const checkFix = CHECK_FIX_SETTING.exec(source);
   if (checkFix && !checkFix[1]!.split('/').includes('..')) {
     scenario.checkFix = checkFix[1]!;
+    return true;
+  }
+  const bigEdit = BIG_EDIT_SETTING.exec(source);
+  if (bigEdit && !bigEdit[1]!.split('/').includes('..')) {
+    scenario.bigEdit = bigEdit[1]!;
+    return true;
+  }
+  const toolFault = TOOL_FAULT.exec(source);
+  if (toolFault) {
+    scenario.toolFaults ??= [];
+    scenario.toolFaults.push({
+      kind: toolFault[1]!.toLowerCase() as ToolFaultKind,
+      agent: toolFault[2]!.toLowerCase() as FaultTarget,
+      source,
+    });
     return true;
   }
   const shape = SHAPE_SETTING.exec(source);
@@ -123,6 +164,24 @@ function parseDirective(source: string, scenario: Scenario): boolean {
 /**
  * Parses comma-separated simulator directives, e.g. `review-fails=2, error=429@coder x2, drop@reviewer, slow=50`,
  * `huge=2000000@coder` (an answer of that many backticks).
+ *
+ * Every directive, by kind:
+ * - `review-fails=<n>`: the reviewer fails while the prompt's review iteration is below n.
+ * - `error=<status>@<agent>[ xN]`: an HTTP error (400, 401, 403, 404, 429, 500, 503, 529) instead of an answer.
+ * - `stream-error=<status>@<agent>[ xN]`: an `error` event a third into the stream (429, 500, 529).
+ * - `malformed@<agent>[ xN]`: prose instead of the JSON (with tools: prose and no tool call).
+ * - `drop@<agent>[ xN]`: the connection is cut a third into the stream.
+ * - `huge=<bytes>@<agent>[ xN]`: an answer of that many backticks, whatever max_tokens says.
+ * - `slow=<ms>`, `chunk=<chars>`, `coder-bytes=<bytes>`: the stream's pace, delta size, coder answer size.
+ * - `check-fix=<path>`: the coder writes that file when a check it sees has failed (in a fix prompt, or
+ *   from its own run_check), then (with tools) runs the check again.
+ * Tool-using conversations (requests with `tools`) only; each applies to every step (conversation):
+ * - `tool-error@<agent>`: the first call is to an unknown tool; then the agent carries on.
+ * - `edit-miss@coder`: the first edit_file's oldText is not in the file; the coder re-reads and retries.
+ * - `loop@<agent>`: the agent never ends its step, making valid read-only calls forever.
+ * - `bad-calls@<agent>`: every call is bad (an unknown tool or invalid arguments), forever.
+ * - `big-edit=<path>`: the coder changes one line in the middle of that existing (large) file, and nothing else.
+ * `<agent>` is planner, coder, reviewer or any; `xN` repeats a fault for the first N calls of a run.
  * Never throws: what it does not understand lands in `invalid`.
  */
 export function parseScenario(text: string | null | undefined): Scenario {
@@ -132,6 +191,13 @@ export function parseScenario(text: string | null | undefined): Scenario {
     if (source && !parseDirective(source, scenario)) scenario.invalid.push(source);
   }
   return scenario;
+}
+
+/** Whether `agent` suffers the tool misbehaviour `kind` in this scenario. */
+export function hasToolFault(scenario: Scenario, kind: ToolFaultKind, agent: AgentType | undefined): boolean {
+  return (scenario.toolFaults ?? []).some(
+    (fault) => fault.kind === kind && (fault.agent === 'any' || fault.agent === agent),
+  );
 }
 
 /** The directives of a `[simulate: …]` marker in a prompt, if it has one. */

@@ -3,8 +3,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentType } from '@/contracts/pipeline.js';
-import { answerFor, malformedAnswer } from './agents.js';
+import { argumentPieces, buildCompletion, chunksOf } from './completion.js';
 import { parsePrompt } from './prompt.js';
+import { PromptCache } from './prompt-cache.js';
 import {
   anthropicProtocol,
   type Completion,
@@ -52,30 +53,8 @@ export interface SimulatorHandle {
 const GLOBAL_RUN = 'global';
 /** A 429's advice to the client. */
 const RETRY_AFTER_SECONDS = '1';
-/** Chunk sizes in characters, cycled: uneven, like a model's tokens. */
-const CHUNK_SIZES = [4, 7, 3, 6, 5, 8, 2];
 /** A `huge=` answer streams in pieces this large (ASCII only, so slicing is safe). */
 const HUGE_CHUNK = 16 * 1024;
-
-function chunksOf(text: string, fixedSize?: number): string[] {
-  const chars = Array.from(text);
-  const out: string[] = [];
-  for (let at = 0, i = 0; at < chars.length; i++) {
-    const size = fixedSize ?? CHUNK_SIZES[i % CHUNK_SIZES.length]!;
-    out.push(chars.slice(at, at + size).join(''));
-    at += size;
-  }
-  return out;
-}
-
-/** A coder answer grown to about `bytes` with notes before its JSON (which stays as it was). */
-function padded(text: string, bytes: number): string {
-  const line = 'Simulated coder note: padding this answer to the requested size for a load test.\n';
-  const missing = bytes - Buffer.byteLength(text);
-  return missing > 0 ? `${line.repeat(Math.ceil(missing / line.length))}\n${text}` : text;
-}
-
-const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const payload = JSON.stringify(body);
@@ -96,10 +75,13 @@ function sendError(res: ServerResponse, status: number, message: string) {
 /**
  * Starts AutoCoder's offline simulator: a local HTTP server speaking the Anthropic Messages API (and OpenAI
  * chat.completions) with scripted planner/coder/reviewer answers and scripted failures. Its output is not AI.
+ * A request with `tools` is a turn of a tool-using conversation (tool-agents.ts): the answer is prose and
+ * tool calls (tool_use blocks / tool_calls), decided from the conversation so far, with prompt-cache usage.
  */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const events = new EventEmitter<SimulatorEvents>();
   const ledger = new FaultLedger();
+  const promptCache = new PromptCache();
   const active = new Set<AbortController>();
   let served = 0;
 
@@ -133,9 +115,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
               completion.text.slice(i * HUGE_CHUNK, (i + 1) * HUGE_CHUNK),
             )
           : chunksOf(completion.text, chunkChars);
-      // Faults strike after about a third of the text, so the client has seen some of it.
-      const cut = Math.max(1, Math.floor(chunks.length / 3));
-      for (const [i, chunk] of chunks.entries()) {
+      // The text's deltas, then the tool calls' frames (their arguments in pieces).
+      const body: Array<() => string> = chunks.map((chunk) => () => protocol.delta(completion, chunk));
+      if (completion.toolCalls?.length) {
+        const pieces = completion.toolCalls.map((call) => argumentPieces(call.arguments, chunkChars));
+        for (const frame of protocol.toolCalls(completion, pieces)) body.push(() => frame);
+      }
+      // Faults strike after about a third of the answer, so the client has seen some of it.
+      const cut = Math.max(1, Math.floor(body.length / 3));
+      for (const [i, frame] of body.entries()) {
         if (i === cut && fault?.kind === 'stream-error') {
           await write(
             protocol.error(fault.status, `Simulated ${fault.status} mid-stream (scenario "${fault.source}")`),
@@ -150,7 +138,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         if (delayMs > 0) await sleep(delayMs, undefined, { signal: closed.signal }).catch(() => undefined);
         else await new Promise((resolve) => setImmediate(resolve));
         if (closed.signal.aborted) return 'client-closed';
-        await write(protocol.delta(completion, chunk));
+        await write(frame());
       }
       for (const frame of protocol.finish(completion)) await write(frame);
       if (closed.signal.aborted) return 'client-closed';
@@ -174,26 +162,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       sendError(res, fault.status, `Simulated ${fault.status} (scenario "${fault.source}")`);
       return;
     }
-    let text = fault?.kind === 'malformed' ? malformedAnswer(info) : answerFor(info, scenario);
-    if (info.agent === 'coder' && scenario.coderBytes) text = padded(text, scenario.coderBytes);
-    if (fault?.kind === 'huge') text = '`'.repeat(fault.bytes);
-    let stop: Completion['stop'] = 'end';
-    if (fault?.kind !== 'huge' && sim.maxTokens !== undefined && text.length > sim.maxTokens * 4) {
-      text = Array.from(text)
-        .slice(0, sim.maxTokens * 4)
-        .join('');
-      stop = 'max_tokens';
-    }
     served += 1;
     const openai = path.endsWith('/chat/completions');
-    const completion: Completion = {
-      id: `${openai ? 'chatcmpl-sim' : 'msg_sim'}_${served.toString(36).padStart(6, '0')}`,
-      model: sim.model,
-      text,
-      stop,
-      inputTokens: tokens(sim.system + sim.prompt),
-      outputTokens: tokens(text),
-    };
+    const completion = buildCompletion({ sim, info, scenario, fault, served, openai, runKey, promptCache });
     const protocol = openai ? openAiProtocol(sim.includeUsage) : anthropicProtocol;
     if (!streamed) {
       if (fault?.kind === 'drop') res.socket?.destroy();
