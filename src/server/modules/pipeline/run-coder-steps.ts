@@ -114,21 +114,33 @@ export async function fixWith(
     feedback: opts.feedback,
     comments: opts.comments,
   };
-  if (ctx.coderEngine === 'autocoder') {
-    const recorded = await codeWithLoop(
-      env,
-      ctx,
-      buildCoderLoopPrompt({ ...brief, conflicts: unresolved }),
-      message,
-      beforeCommit,
-    );
-    return persist(env, ctx, {
-      fileChanges: { files: ctx.fileChanges },
-      headCommit: ctx.headCommit,
-      ...usagePatch(ctx),
-      ...callPatch(row, 'coder', recorded),
-    });
-  }
+  const recorded =
+    ctx.coderEngine === 'autocoder'
+      ? await codeWithLoop(
+          env,
+          ctx,
+          buildCoderLoopPrompt({ ...brief, conflicts: unresolved }),
+          message,
+          beforeCommit,
+        )
+      : await fixOneShot(env, ctx, brief, unresolved, message, beforeCommit);
+  return persist(env, ctx, {
+    fileChanges: { files: ctx.fileChanges },
+    headCommit: ctx.headCommit,
+    ...usagePatch(ctx),
+    ...callPatch(row, 'coder', recorded),
+  });
+}
+
+/** A fixing step of the one-shot engine: the files it may change shown whole (or cut), one answer applied. */
+async function fixOneShot(
+  env: DriverEnv,
+  ctx: RunContext,
+  brief: Omit<Parameters<typeof executeCoderAgent>[0], keyof ReturnType<typeof agentParams> | 'currentFiles'>,
+  unresolved: string[],
+  message: string,
+  beforeCommit: () => Promise<void>,
+) {
   const conflicts = unresolved.length
     ? await readFilesForContext(ctx.worktreePath, unresolved, env.budgets.files)
     : undefined;
@@ -151,10 +163,5 @@ export async function fixWith(
     message,
     beforeCommit,
   );
-  return persist(env, ctx, {
-    fileChanges: { files: ctx.fileChanges },
-    headCommit: ctx.headCommit,
-    ...usagePatch(ctx),
-    ...callPatch(row, 'coder', recorded),
-  });
+  return recorded;
 }

@@ -9,6 +9,8 @@ export interface SeenRequest {
   runId: string | undefined;
   system: string;
   prompt: string;
+  /** Turns of the conversation before this request (its assistant messages): 0 for a step's first request. */
+  turn: number;
 }
 
 /** Answers a request itself (returns true) or lets it through to the simulator (false). */
@@ -33,6 +35,15 @@ export interface LlmProxy {
 function agentOf(system: string): AgentType | undefined {
   const role = /^#\s*Role:\s*(\w+)/i.exec(system.trimStart())?.[1]?.toLowerCase();
   return AGENT_TYPES.find((agent) => agent === role);
+}
+
+/** A system prompt or message content as text: a string, or the text of its blocks (a cache mark makes blocks). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  if (content.every((block) => block && typeof block === 'object' && block.type === 'text'))
+    return content.map((block: { text?: unknown }) => String(block.text ?? '')).join('\n');
+  return JSON.stringify(content);
 }
 
 async function bodyOf(req: IncomingMessage): Promise<Buffer> {
@@ -81,13 +92,14 @@ export async function startLlmProxy(targetUrl: string): Promise<LlmProxy> {
       } catch {
         // not JSON: forwarded as it came
       }
-      const system = typeof parsed.system === 'string' ? parsed.system : '';
-      const content = parsed.messages?.[0]?.content;
+      const system = textOf(parsed.system);
       const seen: SeenRequest = {
         agent: agentOf(system),
         runId: req.headers['x-autocoder-run-id']?.toString(),
         system,
-        prompt: typeof content === 'string' ? content : JSON.stringify(content ?? ''),
+        // The first user message is the step; a tool loop's later messages carry tool results.
+        prompt: textOf(parsed.messages?.[0]?.content),
+        turn: (parsed.messages ?? []).filter((m) => (m as { role?: unknown }).role === 'assistant').length,
       };
       requests.push(seen);
       if (responder?.(seen, res)) return;

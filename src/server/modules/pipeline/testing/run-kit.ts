@@ -229,7 +229,7 @@ export function history(client: TestClient, taskId: string) {
 export interface ProxiedTestApp {
   t: TestApp;
   proxy: LlmProxy;
-  /** The requests one agent of one run made. */
+  /** The steps one agent of one run was asked to do: each step's first request (a tool loop makes more). */
   requestsOf(runId: string, agent: string): LlmProxy['requests'];
   close(): Promise<void>;
 }
@@ -241,7 +241,8 @@ export async function createProxiedTestApp(): Promise<ProxiedTestApp> {
   return {
     t,
     proxy,
-    requestsOf: (runId, agent) => proxy.requests.filter((r) => r.runId === runId && r.agent === agent),
+    requestsOf: (runId, agent) =>
+      proxy.requests.filter((r) => r.runId === runId && r.agent === agent && r.turn === 0),
     async close() {
       await t.close();
       await proxy.close();
