@@ -1,4 +1,5 @@
 import { GitError, git } from '@/server/lib/git.js';
+import { cachedListing, type LsFiles } from './git-tools-listing.js';
 import { globPathspecs, literalPathspec } from './glob-pathspec.js';
 import type { ToolContext } from './tool-context.js';
 import type { ToolInput } from './tool-declarations.js';
@@ -21,6 +22,28 @@ function pathspecs(dir: string | undefined, glob: string | undefined): string[] 
 
 export async function listFilesTool(ctx: ToolContext, input: ToolInput<'list_files'>): Promise<ToolSuccess> {
   const specs = pathspecs(input.path, input.glob);
+  const { files, truncated } = (await cachedListing(ctx, specs, lsFiles)) ?? (await lsFiles(ctx, specs));
+  const what = [input.path && `under ${input.path}`, input.glob && `matching ${input.glob}`]
+    .filter(Boolean)
+    .join(' ');
+  const label = what ? ` ${what}` : '';
+  if (files.length === 0) {
+    return { ok: true, output: `No files${label}.`, summary: `Listed files${label} — none` };
+  }
+  const shown = files.slice(0, ctx.limits.maxListEntries);
+  const left = files.length - shown.length;
+  const notes: string[] = [];
+  if (left > 0) notes.push(`[${left} more file(s) not shown; narrow with path or glob.]`);
+  if (truncated) notes.push('[The listing was too long to count to its end.]');
+  return {
+    ok: true,
+    output: [...shown, ...notes].join('\n'),
+    summary: `Listed files${label} — ${files.length}${truncated ? '+' : ''} file${files.length === 1 ? '' : 's'}`,
+  };
+}
+
+/** `git ls-files` under the pathspecs (the whole tree without any), and the tracked files gone from it. */
+const lsFiles: LsFiles = async (ctx, specs) => {
   // -t tags each entry: H tracked, R tracked but deleted from the tree, ? new.
   const { stdout, truncated } = await git(
     ['ls-files', '-t', '--cached', '--deleted', '--others', '--exclude-standard', '-z', '--', ...specs],
@@ -43,24 +66,8 @@ export async function listFilesTool(ctx: ToolContext, input: ToolInput<'list_fil
     else if (entry.startsWith('? ') && !file.endsWith('/')) others.push(file);
   }
   const files = [...[...tracked].filter((file) => !deleted.has(file)), ...others].sort();
-  const what = [input.path && `under ${input.path}`, input.glob && `matching ${input.glob}`]
-    .filter(Boolean)
-    .join(' ');
-  const label = what ? ` ${what}` : '';
-  if (files.length === 0) {
-    return { ok: true, output: `No files${label}.`, summary: `Listed files${label} — none` };
-  }
-  const shown = files.slice(0, ctx.limits.maxListEntries);
-  const left = files.length - shown.length;
-  const notes: string[] = [];
-  if (left > 0) notes.push(`[${left} more file(s) not shown; narrow with path or glob.]`);
-  if (truncated) notes.push('[The listing was too long to count to its end.]');
-  return {
-    ok: true,
-    output: [...shown, ...notes].join('\n'),
-    summary: `Listed files${label} — ${files.length}${truncated ? '+' : ''} file${files.length === 1 ? '' : 's'}`,
-  };
-}
+  return { files, truncated, deleted: [...deleted] };
+};
 
 /** Whether this git has PCRE (`grep -P`); learnt from the first search that needed it. */
 let perlRegexes = true;
