@@ -21,6 +21,8 @@ export interface PromptInfo {
   comments: string[];
   reviewIteration: number;
   changedFiles: string[];
+  /** Coder: the `## Files changed so far in this run` list (deleted ones left out). */
+  changedSoFar: string[];
   currentFiles: Array<{ path: string; content: string }>;
   /** Coder: files left with conflict markers by a merge, to be answered resolved. */
   conflicts: Array<{ path: string; content: string }>;
@@ -144,6 +146,10 @@ export function parsePrompt(system: string, prompt: string): PromptInfo {
     comments: bulletItems(section(prompt, 'Comments on lines of the diff')),
     reviewIteration: Number(line(prompt, 'Review iteration')?.match(/\d+/)?.[0] ?? 0),
     changedFiles: changed,
+    changedSoFar: bulletItems(section(prompt, 'Files changed so far'))
+      .filter((item) => !/\(delete\)\s*$/.test(item))
+      .map((item) => item.replace(/\s+\((?:create|modify|edit)\)\s*$/, '').replace(/`/g, ''))
+      .filter(Boolean),
     currentFiles: currentFiles(section(prompt, 'Current files')),
     conflicts,
     conflictPaths: conflicts.length ? conflicts.map((c) => c.path) : pathsOf(bulletItems(listed)),

@@ -134,7 +134,7 @@ describe('simulated coder with tools', () => {
     const prompt = buildCoderLoopPrompt(params);
     const t = await coder(driveOpenAi, repo, prompt);
     expect(callNames(t)).toEqual([
-      ['list_files', 'list_files'],
+      ['list_files'],
       ['read_file', 'search'],
       ['edit_file'],
       ['run_check'],

@@ -117,12 +117,16 @@ export function observe(calls: readonly CallRecord[]): CoderFacts {
 
 const CANDIDATE = /^(?:\[\w+\]\s+)?([\w./-]+\.[\w]+):\d+/;
 
-/** The files a fix step might change: those its findings and comments name, and the plan's. */
+/**
+ * The files a fix step might change: as the one-shot coder, those the run changed so far (and
+ * those its findings and comments name); before any change, the plan's.
+ */
 function fixCandidates(info: PromptInfo, names: TaskNames): string[] {
   const named = [...info.findings, ...info.comments]
     .map((item) => CANDIDATE.exec(item)?.[1])
     .filter((path): path is string => path !== undefined);
-  return [...new Set([...named, ...plannedFiles(info, names)])].filter((p) => languageOf(p) !== 'json');
+  const base = info.changedSoFar.length ? info.changedSoFar : plannedFiles(info, names);
+  return [...new Set([...base, ...named])].filter((p) => languageOf(p) !== 'json');
 }
 
 /** The paths the step will look at before it knows what exists (what list_files is asked about). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildCoderLoopPrompt } from '@/server/modules/pipeline/prompts/coder-loop-prompt.js';
 import { editFor, occurrences } from './edit-plan.js';
 import { parsePrompt } from './prompt.js';
 import { PromptCache } from './prompt-cache.js';
@@ -26,6 +27,25 @@ describe('tool directives in parseScenario', () => {
       'loop@nobody',
       'tool-error',
     ]);
+  });
+});
+
+describe("parsePrompt on the tool-using coder's first message", () => {
+  it('reads the conflicts it lists without content, and the files changed so far (not deleted ones)', () => {
+    const prompt = buildCoderLoopPrompt({
+      task: { title: 'T', category: 'feature', description: 'D' },
+      subtask: null,
+      iteration: 1,
+      previousOutputs: [
+        { filePath: 'src/a.ts', action: 'create' },
+        { filePath: 'src/gone.ts', action: 'delete' },
+        { filePath: 'docs/b.md', action: 'modify' },
+      ],
+      conflicts: ['src/a.ts', 'src/c.ts'],
+    });
+    const info = parsePrompt(systemFor('coder'), prompt);
+    expect(info).toMatchObject({ fixIteration: 1, conflicts: [], conflictPaths: ['src/a.ts', 'src/c.ts'] });
+    expect(info.changedSoFar).toEqual(['src/a.ts', 'docs/b.md']);
   });
 });
 
