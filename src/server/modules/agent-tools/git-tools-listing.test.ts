@@ -69,12 +69,16 @@ describe('the listing cache', () => {
     expect(await listed({ path: 'src', glob: '*.ts' })).toEqual(['src/board.ts', 'src/new-file.ts']);
   });
 
-  it("sees the tools' own writes, edits and deletes at the next call", async () => {
-    await cachedAtRest();
+  it("keeps the listing through an edit, and sees the tools' own writes and deletes at the next call", async () => {
+    const before = await cachedAtRest();
     const tools = executorFor(t);
+    // An edit renames a new file over the old one: the directory changed, not what it holds.
+    await tools.ok('edit_file', { path: 'src/board.ts', oldText: '1', newText: '2' });
+    const hits = listingCache.hits;
+    expect(await listed()).toEqual(before);
+    expect(listingCache.hits).toBe(hits + 1);
     await tools.ok('write_file', { path: 'src/written.ts', content: 'x\n' });
     expect(await listed({ path: 'src' })).toContain('src/written.ts');
-    await tools.ok('edit_file', { path: 'src/board.ts', oldText: '1', newText: '2' });
     await tools.ok('delete_file', { path: 'src/card.tsx' });
     expect(await listed({ path: 'src' })).toEqual(['src/board.ts', 'src/new-file.ts', 'src/written.ts']);
   });

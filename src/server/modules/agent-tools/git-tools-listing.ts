@@ -1,5 +1,13 @@
 import { LruCache } from '@/server/lib/lru-cache.js';
-import { gitFiles, STAT_BATCH, stampOf, type TreeState, watchTree, yieldTurn } from './git-tools-tree.js';
+import {
+  entryNames,
+  gitFiles,
+  STAT_BATCH,
+  stampOf,
+  type TreeState,
+  watchTree,
+  yieldTurn,
+} from './git-tools-tree.js';
 import { pathspecMatcher } from './git-tools-wildmatch.js';
 import type { ToolContext } from './tool-context.js';
 
@@ -19,7 +27,8 @@ export type LsFiles = (ctx: ToolContext, specs: string[]) => Promise<Listing & {
  * in a step. So the whole tree's listing is kept per worktree with what it was made from: every
  * directory git walked (its inode, size, mtime and ctime), the .gitignore files in them, and the
  * worktree's `.git`, index, info/exclude and config files. A listing is used again only when a
- * `lstat` of each of those finds it unchanged: a file made, deleted or renamed changes its
+ * `lstat` of each of those finds it unchanged, or a changed directory still holds the same entries
+ * (an edit renames a new file over the old one): a file made, deleted or renamed changes its
  * directory's times, so a change by the agent's own tools, by the check, by a service running in
  * the worktree or by git (an `add`, a commit) is seen by the next call, whoever made it.
  *
@@ -63,19 +72,29 @@ const listings = new LruCache<string, CachedListing>(LISTED_WORKTREES);
 /** A worktree's walk after a listing, which the next call waits for. */
 const watching = new Map<string, Promise<void>>();
 
-/** Whether every directory and file of the state is as it was. */
+/**
+ * Whether what git would list is as the state recorded it: every file (ignore rules, git's own)
+ * unchanged, and every directory either unchanged or holding the same entries (an edit renames a
+ * new file over the old one: the directory changes, not what it holds). A directory's new stamp
+ * is learnt once it is older than RACY_MS.
+ */
 async function unchanged(root: string, state: TreeState, signal?: AbortSignal): Promise<boolean> {
+  const settled = BigInt(Date.now() - RACY_MS) * 1_000_000n;
   let count = 0;
-  const check = (abs: string, stamp: string) => (stampOf(abs)?.stamp ?? 'absent') === stamp;
   for (const [rel, dir] of state.dirs) {
-    if (!check(rel ? `${root}/${rel}` : root, dir.stamp)) return false;
+    const abs = rel ? `${root}/${rel}` : root;
+    const now = stampOf(abs);
+    if (now?.stamp !== dir.stamp) {
+      if (!now || entryNames(abs) !== dir.names) return false;
+      if (now.mtimeNs < settled) dir.stamp = now.stamp;
+    }
     if (++count % STAT_BATCH === 0) {
       await yieldTurn();
       signal?.throwIfAborted();
     }
   }
   for (const [abs, stamp] of state.files) {
-    if (!check(abs, stamp)) return false;
+    if ((stampOf(abs)?.stamp ?? 'absent') !== stamp) return false;
   }
   return true;
 }

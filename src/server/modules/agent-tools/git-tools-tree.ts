@@ -1,4 +1,4 @@
-import { type BigIntStats, lstatSync } from 'node:fs';
+import { type BigIntStats, type Dirent, lstatSync, readdirSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { git } from '@/server/lib/git.js';
@@ -20,6 +20,8 @@ export interface WatchedDir {
   /** It holds a `.git`: a nested repository, which git does not enter. */
   repository: boolean;
   gitignore: boolean;
+  /** Its entries, each name with its type, sorted (`entryNames`). */
+  names: string;
 }
 
 export interface TreeState {
@@ -105,6 +107,23 @@ async function ignoredDirs(ctx: ToolContext, dirs: string[]): Promise<Set<string
   return new Set(stdout.toString('utf8').split('\0').filter(Boolean));
 }
 
+const typeOf = (entry: Dirent) =>
+  entry.isDirectory() ? 'd' : entry.isSymbolicLink() ? 'l' : entry.isFile() ? 'f' : 'o';
+const namesOf = (entries: Dirent[]) =>
+  entries
+    .map((entry) => `${typeOf(entry)}${entry.name}`)
+    .sort()
+    .join('\0');
+
+/** A directory's entries as `WatchedDir.names` has them; null when it cannot be read. */
+export function entryNames(abs: string): string | null {
+  try {
+    return namesOf(readdirSync(abs, { withFileTypes: true }));
+  } catch {
+    return null;
+  }
+}
+
 export const emptyState = (): TreeState => ({ dirs: new Map(), files: new Map(), verdicts: new Map() });
 
 /**
@@ -182,6 +201,7 @@ async function readWatchedDir(
       dirs: entries.filter((e) => e.isDirectory() && e.name !== '.git').map((e) => e.name),
       repository: entries.some((e) => e.name === '.git'),
       gitignore: entries.some((e) => e.name === '.gitignore' && !e.isDirectory()),
+      names: namesOf(entries),
     };
   } catch {
     return null;
