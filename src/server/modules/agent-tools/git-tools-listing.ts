@@ -99,6 +99,11 @@ async function unchanged(root: string, state: TreeState, signal?: AbortSignal): 
   return true;
 }
 
+/** Resolves when the worktree's listing is recorded (the walk after git listed), for the bench. */
+export async function settledListing(root: string): Promise<void> {
+  await watching.get(root);
+}
+
 /**
  * The listing from the cache, or from git; null when the cache cannot answer (a pathspec only git
  * matches, a listing too long to keep whole). After git lists, what the listing was made from is

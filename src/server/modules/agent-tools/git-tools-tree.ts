@@ -54,7 +54,7 @@ export function stampOf(abs: string): Stamped | null {
 
 export const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** The worktree's git files whose change can change a listing (the index, the ignore rules, config). */
+/** The worktree's git files whose change can change a listing: `.git`, the index (second), the rules, config. */
 export async function gitFiles(root: string): Promise<string[] | null> {
   const dotGit = path.join(root, '.git');
   let gitDir = dotGit;
@@ -144,11 +144,13 @@ export async function watchTree(
   for (const dir of ancestors(deleted)) holding.add(dir);
   const state = emptyState();
   for (const file of metaFiles) state.files.set(file, '');
-  // check-ignore's verdicts hold while the rules (and the index) are what they were: no ignore file
-  // or git file changed, and no .gitignore appeared in a directory read again.
+  // check-ignore's verdicts hold while the rules are what they were: no ignore file or git config
+  // changed, and no .gitignore appeared in a directory read again. Not the index: a tracked file
+  // under a directory makes it listed (or deleted) and so walked, never asked about.
+  const index = metaFiles[1];
   let rulesKept =
     previous !== undefined &&
-    [...previous.files].every(([abs, stamp]) => (stampOf(abs)?.stamp ?? 'absent') === stamp);
+    [...previous.files].every(([abs, stamp]) => abs === index || (stampOf(abs)?.stamp ?? 'absent') === stamp);
   let level = [''];
   while (level.length > 0) {
     ctx.signal?.throwIfAborted();

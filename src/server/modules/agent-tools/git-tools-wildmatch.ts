@@ -19,6 +19,21 @@ export function pathspecMatcher(specs: string[]): true | ((file: string, bytes: 
       continue;
     }
     if (!inProcess(raw)) return null;
+    const tail = raw.startsWith('**/') ? raw.slice(3) : undefined;
+    if (tail !== undefined && !tail.includes('/')) {
+      // `**/name`: git's wildmatch matches the last segment alone (the only one `name` can match);
+      // `**/*.ts`, the commonest, is the end of the path.
+      const suffix = /^\*([^*?[\\]+)$/.exec(tail)?.[1];
+      if (suffix !== undefined) {
+        tests.push((file) => prefix(file) || file.endsWith(suffix));
+        continue;
+      }
+      const pattern = Buffer.from(tail);
+      tests.push(
+        (file, bytes) => prefix(file) || wildmatch(pattern, bytes.subarray(bytes.lastIndexOf(SLASH) + 1)),
+      );
+      continue;
+    }
     const pattern = Buffer.from(raw);
     tests.push((file, bytes) => prefix(file) || wildmatch(pattern, bytes));
   }
