@@ -113,12 +113,13 @@ describe.each(['directory', 'gitfile'] as const)(
           'the check left a nested git repository at sub/.git; AutoCoder does not commit or run git on it',
         );
 
-        // The branch holds the coder's commits and nothing the check wrote.
+        // The branch holds the coder's commits (none, when the coder ran the check within its
+        // step: that step is not committed) and nothing the check wrote.
         const branch = status.branch ?? '';
         expect(branch).not.toBe('');
         expect(
           (await run('git', ['rev-parse', `refs/heads/${branch}`], { cwd: repoPath })).stdout.trim(),
-        ).toBe(status.headCommit);
+        ).toBe(status.headCommit ?? status.baseCommit);
         const files = (await run('git', ['ls-tree', '-r', '--name-only', branch], { cwd: repoPath })).stdout;
         expect(files).not.toContain('fsmonitor.sh');
         expect(files).not.toContain('.nested-gitdir');

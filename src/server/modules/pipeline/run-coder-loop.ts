@@ -34,7 +34,11 @@ export async function codeWithLoop(
   const agent = { runId: ctx.runId, taskId: ctx.taskId, projectId: ctx.projectId, taskTitle: ctx.task.title };
   const intent = message.split('\n')[0] ?? message;
   const held = new Set<string>();
-  const signal = ctx.handle.controller.signal;
+  // A check that tampers with the worktree (a nested repository) ends the step and the run, not
+  // just the tool call: the step's own signal stops the loop, and its error is the step's.
+  const stop = new AbortController();
+  const signal = AbortSignal.any([ctx.handle.controller.signal, stop.signal]);
+  let fatal: { error: unknown } | undefined;
   const config = ctx.configs.coder;
   const maxTurnBytes = env.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   const timeline = timelineEvents(env, ctx, 'coder');
@@ -56,7 +60,11 @@ export async function codeWithLoop(
     },
     runCheck: ctx.check
       ? async () => {
-          const outcome = await verifyStep(env, ctx);
+          const outcome = await verifyStep(env, ctx).catch((error: unknown) => {
+            fatal = { error };
+            stop.abort();
+            throw error;
+          });
           if (!outcome) throw new Error('the project has no check');
           // The last check the run knows of: the gate's own check replaces it after the step.
           ctx.cursor = { ...ctx.cursor, check: outcome };
@@ -79,8 +87,9 @@ export async function codeWithLoop(
   let result: Awaited<ReturnType<ReturnType<typeof createAutocoderEngine>['run']>>;
   try {
     result = await createAutocoderEngine().run(step);
-  } catch (error) {
-    const spent = loopSpending(error);
+  } catch (caught) {
+    const error = fatal?.error ?? caught;
+    const spent = loopSpending(caught);
     if (spent) markUnrecorded(error, spent);
     throw error;
   }
