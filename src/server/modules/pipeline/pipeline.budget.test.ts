@@ -53,7 +53,7 @@ describe("a task's token budget", () => {
   it(
     'pauses the run before a call that could pass it (no request is made); Retry is refused until the budget is raised, then the run passes',
     async () => {
-      const { client, projectId, taskId } = await newTask(t);
+      const { client, projectId, taskId } = await newTask(t, { coderEngine: 'one-shot' });
       await setBudget(client, projectId, 1000);
       const runId = await startOk(client, taskId);
       await t.deps.orchestrator.idle();
@@ -110,7 +110,7 @@ describe("a task's token budget", () => {
     'makes a call whose worst case meets the budget exactly, checks the reminder after an answer that did not parse, and counts that answer',
     async () => {
       const scenario = 'malformed@planner';
-      const { client, projectId, taskId } = await newTask(t);
+      const { client, projectId, taskId } = await newTask(t, { coderEngine: 'one-shot' });
       await setBudget(client, projectId, 1);
       const runId = await startOk(client, taskId, { scenario });
       await t.deps.orchestrator.idle();
@@ -152,7 +152,7 @@ describe("a task's token budget", () => {
   it(
     "counts every run of the task: a new run starts with the earlier runs' spend",
     async () => {
-      const { client, projectId, taskId } = await newTask(t);
+      const { client, projectId, taskId } = await newTask(t, { coderEngine: 'one-shot' });
       const firstRun = await startOk(client, taskId, { scenario: 'error=429@coder' });
       await t.deps.orchestrator.idle();
       const first = await statusOf(client, taskId);

@@ -140,7 +140,7 @@ describe.each([
   it(
     'aborts the agent call in flight, ends cancelled with the task in Backlog',
     async () => {
-      const setup = await newTask(t, { title: `Cancel during ${phase}` });
+      const setup = await newTask(t, { coderEngine: 'one-shot', title: `Cancel during ${phase}` });
       let runId: string | undefined;
       slowDown(agent, nth);
       try {
@@ -177,7 +177,7 @@ describe('cancel during a second attempt', () => {
   it(
     'keeps the tokens of the attempt whose answer did not parse',
     async () => {
-      const setup = await newTask(t, { title: 'Cancel during the reminder' });
+      const setup = await newTask(t, { coderEngine: 'one-shot', title: 'Cancel during the reminder' });
       let runId: string | undefined;
       // The planner's first answer does not parse; the second (the reminder) streams slowly.
       slowDown('planner', 2);
@@ -204,7 +204,7 @@ describe('cancel while paused', () => {
   it(
     'ends the paused run as cancelled and gives back its worktree',
     async () => {
-      const setup = await newTask(t, { title: 'Cancel while paused' });
+      const setup = await newTask(t, { coderEngine: 'one-shot', title: 'Cancel while paused' });
       const runId = await startOk(setup.client, setup.taskId, { scenario: 'error=500@coder' });
       await t.deps.orchestrator.idle();
       expect((await statusOf(setup.client, setup.taskId)).status).toBe('paused');
@@ -223,7 +223,7 @@ describe('cancel right after start', () => {
   it(
     'leaves no worktree behind, whatever step the run had reached',
     async () => {
-      const setup = await newTask(t, { title: 'Cancel at once' });
+      const setup = await newTask(t, { coderEngine: 'one-shot', title: 'Cancel at once' });
       const runId = await startOk(setup.client, setup.taskId);
       const res = await post(setup.client, `/api/pipeline/${setup.taskId}/cancel`);
       expect(res.status).toBe(200);
@@ -237,7 +237,7 @@ describe('cancel with nothing to cancel', () => {
   it(
     'is refused with 400 for a task that never ran, and for a finished run',
     async () => {
-      const setup = await newTask(t, { title: 'Nothing running' });
+      const setup = await newTask(t, { coderEngine: 'one-shot', title: 'Nothing running' });
       const res = await post(setup.client, `/api/pipeline/${setup.taskId}/cancel`);
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('INVALID_PIPELINE_STATE');
@@ -256,7 +256,7 @@ describe('deleting the task of a running pipeline', () => {
   it(
     'is refused until the pipeline is cancelled; then the task, its runs and its worktree go',
     async () => {
-      const setup = await newTask(t, { title: 'Deleted mid-run' });
+      const setup = await newTask(t, { coderEngine: 'one-shot', title: 'Deleted mid-run' });
       const runId = await startOk(setup.client, setup.taskId);
       await waitForEvent(t, setup.taskId, isPhase('coding'), 'coding');
       const { repoPath } = await repoOf(t, setup.projectId);

@@ -68,6 +68,7 @@ describe('a repository check that fails until the coder fixes it', () => {
 
   beforeAll(async () => {
     setup = await newTask(app.t, {
+      coderEngine: 'one-shot',
       title: 'Make the check pass',
       description: 'The check wants a file. [simulate: check-fix=fixed.txt]',
     });
@@ -140,7 +141,7 @@ describe('a repository check that keeps failing', () => {
   it(
     'fails the run after the third review, its last review carrying the check as an error finding',
     async () => {
-      const setup = await newTask(app.t, { title: 'Never green' });
+      const setup = await newTask(app.t, { coderEngine: 'one-shot', title: 'Never green' });
       await withCheck(setup, 'echo "1 test failed: expected 2, got 3"; exit 1\n');
       const run = await runToEnd(app.t, setup.client, setup.taskId);
       expect(run).toMatchObject({ status: 'failed', iteration: 2 });
@@ -166,6 +167,7 @@ describe('a check past its time limit', () => {
     'is stopped and fails with timedOut, and the coder is told so',
     async () => {
       const setup = await newTask(app.t, {
+        coderEngine: 'one-shot',
         title: 'Slow until fixed',
         description: 'Hangs without the file. [simulate: check-fix=fixed.txt]',
       });
@@ -187,7 +189,7 @@ describe('cancelling a run during its check', () => {
   it(
     'kills the check and everything it started, and tells no result',
     async () => {
-      const setup = await newTask(app.t, { title: 'Cancel the check' });
+      const setup = await newTask(app.t, { coderEngine: 'one-shot', title: 'Cancel the check' });
       await withCheck(setup, 'echo started; sleep 765432 & sleep 765431; wait\n');
       await startOk(setup.client, setup.taskId);
       await waitForEvent(
@@ -212,7 +214,7 @@ describe('a project without a check command', () => {
   it(
     'runs no check: no check events, and the review alone decides',
     async () => {
-      const setup = await newTask(app.t, { title: 'No check here' });
+      const setup = await newTask(app.t, { coderEngine: 'one-shot', title: 'No check here' });
       const run = await runToEnd(app.t, setup.client, setup.taskId);
       expect(run.status).toBe('passed');
       const events = await taskEvents(app.t, setup.taskId);
@@ -231,7 +233,7 @@ describe('a server that runs no repository code (AUTOCODER_SANDBOX=off)', () => 
     async () => {
       const t = await createTestApp({ sandboxMode: 'off' });
       try {
-        const setup = await newTask(t, { title: 'Nowhere to check' });
+        const setup = await newTask(t, { coderEngine: 'one-shot', title: 'Nowhere to check' });
         const set = await setup.client.patch(`/api/projects/${setup.projectId}`, { checkCommand: 'true' });
         expect(set.status).toBe(200);
         const run = await runToEnd(t, setup.client, setup.taskId);

@@ -33,7 +33,7 @@ describe('the diff of a run still coding, then cancelled', () => {
   let runId: string;
 
   beforeAll(async () => {
-    setup = await newTask(env.t, { title: 'Add farewell helper' });
+    setup = await newTask(env.t, { coderEngine: 'one-shot', title: 'Add farewell helper' });
     // The second subtask's coder call hangs: the run stays in coding with one commit made.
     env.proxy.holdWhen(
       (seen) =>

@@ -93,7 +93,7 @@ describe('our pipeline obeys the locks', () => {
   it(
     'waits for an agent writing its file, pauses with lock_conflict naming them, and Retry completes once they let go; the lock is kept through Review and approval releases it',
     async () => {
-      const setup = await newTask(t, { title: 'Add greeting helper' });
+      const setup = await newTask(t, { coderEngine: 'one-shot', title: 'Add greeting helper' });
       const alice = await agentOf(setup, 'Alice');
       const file = 'src/add-greeting-helper.ts';
       expect((await alice.post([file], 'WRITING', 'Alice rewrites the greeting.')).success).toBe(true);
@@ -141,7 +141,7 @@ describe('our pipeline obeys the locks', () => {
           agent: { id: passed.runId, name: 'Add greeting helper' },
         }),
       );
-      const stranger = await newTask(t, { title: 'Something else' });
+      const stranger = await newTask(t, { coderEngine: 'one-shot', title: 'Something else' });
       expect((await stranger.client.get(`/api/projects/${setup.projectId}/locks`)).status).toBe(404);
 
       expect((await post(setup.client, `/api/pipeline/${setup.taskId}/approve`)).status).toBe(200);
@@ -156,7 +156,7 @@ describe('our pipeline obeys the locks', () => {
   it(
     'cancel releases the locks a paused run holds',
     async () => {
-      const setup = await newTask(t, { title: 'Add farewell helper' });
+      const setup = await newTask(t, { coderEngine: 'one-shot', title: 'Add farewell helper' });
       const bob = await agentOf(setup, 'Bob');
       const docs = 'docs/add-farewell-helper.md';
       const main = 'src/add-farewell-helper.ts';
@@ -177,7 +177,7 @@ describe('our pipeline obeys the locks', () => {
   it(
     'failure releases the locks: a run whose reviews keep failing ends failed and frees its files',
     async () => {
-      const setup = await newTask(t, { title: 'Add welcome helper' });
+      const setup = await newTask(t, { coderEngine: 'one-shot', title: 'Add welcome helper' });
       const carol = await agentOf(setup, 'Carol');
       const main = 'src/add-welcome-helper.ts';
       await startOk(setup.client, setup.taskId, { scenario: 'review-fails=3' });

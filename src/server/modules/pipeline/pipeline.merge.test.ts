@@ -48,7 +48,10 @@ describe('approve', () => {
   it(
     'fast-forwards when the default branch has not moved: main is the branch head, no merge commit',
     async () => {
-      const { client, taskId, projectId } = await newTask(t, { title: 'Fast forward helper' });
+      const { client, taskId, projectId } = await newTask(t, {
+        coderEngine: 'one-shot',
+        title: 'Fast forward helper',
+      });
       const run = await runToEnd(t, client, taskId);
       const { repoPath, defaultBranch } = await repoOf(t, projectId);
       const before = await tip(repoPath, defaultBranch);
@@ -69,7 +72,10 @@ describe('a conflicting approval, then request changes', () => {
   it(
     'merges the default branch into the branch, the coder resolves the markers, the review runs again, and approve lands it',
     async () => {
-      const { client, taskId, projectId } = await newTask(t, { title: 'Conflict helper' });
+      const { client, taskId, projectId } = await newTask(t, {
+        coderEngine: 'one-shot',
+        title: 'Conflict helper',
+      });
       const first = await runToEnd(t, client, taskId);
       const { repoPath, defaultBranch } = await repoOf(t, projectId);
       const file = first.fileChanges.files[0]!.filePath;
@@ -125,7 +131,10 @@ describe('a conflicting approval, then request changes', () => {
   it(
     'pauses when the coder’s answer cannot be used, leaving the branch where it was; Retry merges again and resolves',
     async () => {
-      const { client, taskId, projectId } = await newTask(t, { title: 'Stubborn conflict' });
+      const { client, taskId, projectId } = await newTask(t, {
+        coderEngine: 'one-shot',
+        title: 'Stubborn conflict',
+      });
       const first = await runToEnd(t, client, taskId);
       const { repoPath } = await repoOf(t, projectId);
       const file = first.fileChanges.files[0]!.filePath;
@@ -160,7 +169,10 @@ describe('revert', () => {
   it(
     'takes back a fast-forwarded approval of several commits with one revert commit; the task goes back to Review',
     async () => {
-      const { client, taskId, projectId } = await newTask(t, { title: 'Revertable helper' });
+      const { client, taskId, projectId } = await newTask(t, {
+        coderEngine: 'one-shot',
+        title: 'Revertable helper',
+      });
       const run = await runToEnd(t, client, taskId);
       expect(run.subtasks.length).toBeGreaterThan(1);
       const { repoPath, defaultBranch } = await repoOf(t, projectId);
@@ -217,7 +229,10 @@ describe('revert', () => {
   it(
     'answers 409 naming the files when the revert conflicts, and changes nothing',
     async () => {
-      const { client, taskId, projectId } = await newTask(t, { title: 'Revert conflict helper' });
+      const { client, taskId, projectId } = await newTask(t, {
+        coderEngine: 'one-shot',
+        title: 'Revert conflict helper',
+      });
       const run = await runToEnd(t, client, taskId);
       const { repoPath, defaultBranch } = await repoOf(t, projectId);
       expect((await post(client, `/api/pipeline/${taskId}/approve`)).status).toBe(200);
@@ -236,7 +251,7 @@ describe('revert', () => {
   );
 
   it('is refused for a task that was never approved', async () => {
-    const { client, taskId } = await newTask(t, { title: 'Never approved' });
+    const { client, taskId } = await newTask(t, { coderEngine: 'one-shot', title: 'Never approved' });
     const res = await post(client, `/api/pipeline/${taskId}/revert`);
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('INVALID_PIPELINE_STATE');

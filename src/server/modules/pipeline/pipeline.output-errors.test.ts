@@ -92,7 +92,10 @@ describe('a coder that writes outside its worktree', () => {
   it(
     'is refused as a whole (INVALID_AGENT_OUTPUT → paused parse_error) and writes nothing; a retry recovers',
     async () => {
-      const { client, taskId, projectId } = await newTask(t, { title: 'Escape attempt', coderEngine: 'one-shot' });
+      const { client, taskId, projectId } = await newTask(t, {
+        title: 'Escape attempt',
+        coderEngine: 'one-shot',
+      });
       const { repoPath } = await repoOf(t, projectId);
       const gitConfigBefore = await readFile(path.join(repoPath, '.git', 'config'), 'utf8');
       const answer = {

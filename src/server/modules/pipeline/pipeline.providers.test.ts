@@ -53,7 +53,7 @@ describe('provider "anthropic" with an x-anthropic-key header', () => {
   it(
     'runs to a pass through the Anthropic-compatible endpoint, reported as not simulated',
     async () => {
-      const { client, taskId } = await newTask(t);
+      const { client, taskId } = await newTask(t, { coderEngine: 'one-shot' });
       const res = await startRun(client, taskId, { provider: 'anthropic' }, withKey);
       expect(res.status).toBe(202);
       await t.deps.orchestrator.idle();
@@ -73,7 +73,7 @@ describe('provider "anthropic" with an x-anthropic-key header', () => {
   it(
     'uses the models the person chose',
     async () => {
-      const { client, taskId } = await newTask(t);
+      const { client, taskId } = await newTask(t, { coderEngine: 'one-shot' });
       const agents = { reviewer: { model: 'claude-opus-4-1', maxTokens: 2048 } };
       expect((await startRun(client, taskId, { provider: 'anthropic', agents }, withKey)).status).toBe(202);
       await t.deps.orchestrator.idle();
@@ -90,6 +90,7 @@ describe('provider "anthropic" with an x-anthropic-key header', () => {
     async () => {
       // The simulator also reads directives from the prompt: the task's description carries them here.
       const { client, taskId } = await newTask(t, {
+        coderEngine: 'one-shot',
         title: 'Paused on purpose',
         description: 'Greets people. [simulate: error=429@coder]',
       });
@@ -122,7 +123,7 @@ describe('provider "anthropic" with an x-anthropic-key header', () => {
   it(
     'never sends the key back in an answer or an event',
     async () => {
-      const { client, taskId } = await newTask(t);
+      const { client, taskId } = await newTask(t, { coderEngine: 'one-shot' });
       const res = await startRun(client, taskId, { provider: 'anthropic' }, withKey);
       expect(JSON.stringify(res.body)).not.toContain(KEY);
       await t.deps.orchestrator.idle();
@@ -139,6 +140,7 @@ describe('a key the endpoint refuses', () => {
     'fails the run, not retryable, without leaking the key in the error',
     async () => {
       const { client, taskId } = await newTask(t, {
+        coderEngine: 'one-shot',
         title: 'Refused key',
         description: 'Greets people. [simulate: error=401@planner]',
       });
@@ -160,7 +162,7 @@ describe('provider "openai" (an OpenAI-compatible endpoint: Ollama, vLLM…)', (
   it(
     'runs to a pass through the endpoint given in the request, reported as not simulated',
     async () => {
-      const { client, taskId } = await newTask(t);
+      const { client, taskId } = await newTask(t, { coderEngine: 'one-shot' });
       const res = await startRun(
         client,
         taskId,
@@ -183,7 +185,7 @@ describe('provider "openai" (an OpenAI-compatible endpoint: Ollama, vLLM…)', (
   );
 
   it('needs a base URL: 400 INVALID_API_KEY without one', async () => {
-    const { client, taskId } = await newTask(t);
+    const { client, taskId } = await newTask(t, { coderEngine: 'one-shot' });
     const res = await startRun(client, taskId, { provider: 'openai' });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('INVALID_API_KEY');

@@ -57,9 +57,12 @@ describe('a run interrupted by a crash', () => {
   it(
     'is paused as interrupted at the next start-up; Retry resumes it on its branch, committing each subtask once',
     async () => {
-      const { client, taskId, projectId } = await newTask(t, { title: 'Survive a crash' });
+      const { client, taskId, projectId } = await newTask(t, {
+        coderEngine: 'one-shot',
+        title: 'Survive a crash',
+      });
       // A paused run must survive the restart as it is.
-      const other = await newTask(t, { title: 'Paused before the crash' });
+      const other = await newTask(t, { coderEngine: 'one-shot', title: 'Paused before the crash' });
       await runToEnd(t, other.client, other.taskId, { scenario: 'error=500@reviewer' });
       expect((await statusOf(other.client, other.taskId)).status).toBe('paused');
 

@@ -81,6 +81,9 @@ describe('a server restart in the middle of a run', () => {
       expect((await first.call('POST', '/api/auth/register', credentials)).status).toBe(201);
       const projects = await first.call<{ projects: { id: string }[] }>('GET', '/api/projects');
       const projectId = projects.body.projects[0]!.id;
+      // One request per subtask (the one-shot engine): the kill lands between two subtasks.
+      const engine = await first.call('PATCH', `/api/projects/${projectId}`, { coderEngine: 'one-shot' });
+      expect(engine.status).toBe(200);
       const task = await first.call<{ id: string }>('POST', '/api/tasks', {
         projectId,
         title: 'Survive a kill',
