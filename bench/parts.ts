@@ -1,6 +1,7 @@
 // Every part of `npm run bench`, in the order they run: how each one runs, prints its report and
 // writes its figures to the results file. Adding a part is one entry in BENCH_PARTS (and its name in
 // Aim['part']).
+import { runAgentToolsPart } from './agent-tools-report.js';
 import { type BoardDbResult, benchBoard, boardConfig } from './board.js';
 import { boardAims, printBoard } from './board-report.js';
 import { benchCoordinationServer, type CoordinationServerResult } from './coordination.js';
@@ -325,6 +326,7 @@ export const BENCH_PARTS: Record<Part, BenchPart> = {
       };
     },
   },
+  'agent-tools': { keys: ['agentTools'], run: runAgentToolsPart },
 };
 
 /** The parts' names, in order. */

@@ -93,7 +93,8 @@ export interface Aim {
     | 'graph'
     | 'coordination'
     | 'services'
-    | 'sandbox';
+    | 'sandbox'
+    | 'agent-tools';
 }
 
 /**
