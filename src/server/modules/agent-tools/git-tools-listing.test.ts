@@ -1,4 +1,4 @@
-import { appendFile, lstat, lutimes, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, lstat, lutimes, mkdir, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git } from '@/server/lib/git.js';
@@ -128,7 +128,6 @@ describe('the listing cache', () => {
     await cachedAtRest();
     await rm(path.join(t.worktree, 'docs'), { recursive: true });
     await writeFile(path.join(t.worktree, 'target.md'), 'x\n');
-    const { symlink } = await import('node:fs/promises');
     await symlink('target.md', path.join(t.worktree, 'docs'));
     const after = await listed();
     expect(after).toContain('docs');
