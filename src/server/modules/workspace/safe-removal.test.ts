@@ -122,6 +122,7 @@ const RM_ALLOWED: Record<string, string> = {
   'src/server/modules/agent-tools/write-tools.ts':
     "delete_file: one file of the run's worktree, confined, as the agent asked",
   'src/server/modules/agent-tools/test-worktree.ts': 'test worktrees',
+  'src/server/modules/llm/simulator/tool-test-executor.ts': "the simulator tests' temporary directories",
   'src/server/lib/git.ts': "an untrusted git's temporary HOME",
   'src/server/db/client.ts': 'a database directory it created',
   'src/server/modules/workspace/test-repo.ts': 'test repositories',
