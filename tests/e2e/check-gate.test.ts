@@ -66,17 +66,26 @@ describe.skipIf(!hasChromium)('a failing repository check in Chromium (simulated
 
     // The coder is sent back with the check's output, fixes it, and the second check passes.
     await expect.poll(() => stepper(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('passed');
-    expect(await checkStates(page)).toEqual(['failed', 'passed']);
+    // Each subtask's coder runs the check itself: the first fails, every one after the scripted fix passes.
+    const states = await checkStates(page);
+    expect(states[0]).toBe('failed');
+    expect(states.length).toBeGreaterThan(1);
+    expect(states.slice(1).every((state) => state === 'passed')).toBe(true);
+    // The coder ran the check itself, wrote the scripted fix, and ran it again.
     await page.getByTestId('agent-log-tab-coder').click();
-    expect(await page.getByTestId('agent-log-coder').locator('pre').textContent()).toContain(
-      "The repository's check failed: writing fixed.txt",
+    const coderLog = page.getByTestId('agent-log-coder');
+    expect(await coderLog.locator('[data-testid="tool-call"][data-tool="run_check"]').count()).toBe(
+      states.length,
     );
+    expect(
+      await coderLog.locator('[data-testid="tool-call"][data-tool="write_file"]').allTextContents(),
+    ).toContainEqual(expect.stringContaining('fixed.txt'));
     expect(await page.getByTestId('task-status').textContent()).toBe('Review');
 
     // After a reload the whole story comes back from the task's stream.
     await page.reload();
     await page.getByTestId('task-drawer').waitFor();
-    await expect.poll(() => checkStates(page), { timeout: 30_000 }).toEqual(['failed', 'passed']);
+    await expect.poll(() => checkStates(page), { timeout: 30_000 }).toEqual(states);
     expect(errors).toEqual([]);
     await page.close();
   }, 180_000);

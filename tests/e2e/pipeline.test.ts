@@ -30,12 +30,17 @@ describe.skipIf(!hasChromium)('pipeline journey in Chromium (simulated agents)',
 
   const card = (page: Page, title: string) => page.getByTestId('task-card').filter({ hasText: title });
   const stepper = (page: Page) => page.getByTestId('phase-stepper');
+  /** An agent's prose, block after block (its tool calls are lines of their own between them). */
   const logText = async (page: Page, agent: string) =>
-    (await page
-      .getByTestId(`agent-log-${agent}`)
-      .locator('pre')
-      .textContent()
-      .catch(() => '')) ?? '';
+    (
+      await page
+        .getByTestId(`agent-log-${agent}`)
+        .getByTestId('agent-prose')
+        .allTextContents()
+        .catch(() => [])
+    ).join('\n');
+  const toolLines = (page: Page, agent: string) =>
+    page.getByTestId(`agent-log-${agent}`).getByTestId('tool-call');
   const taskStatus = (page: Page) => page.getByTestId('task-status').textContent();
 
   async function addAndOpen(page: Page, title: string, description = '') {
@@ -75,6 +80,29 @@ describe.skipIf(!hasChromium)('pipeline journey in Chromium (simulated agents)',
 
     await expect.poll(() => stepper(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('passed');
     await expect.poll(() => taskStatus(page)).toBe('Review');
+
+    // The coder worked with tools: one readable line per call, each done, ending with finish, and
+    // no escaped JSON anywhere in its log.
+    await page.getByTestId('agent-log-tab-coder').click();
+    const calls = toolLines(page, 'coder');
+    await expect.poll(() => calls.count(), { timeout: 30_000 }).toBeGreaterThan(3);
+    const tools = await calls.evaluateAll((lines) => lines.map((line) => line.getAttribute('data-tool')));
+    expect(tools).toContain('list_files');
+    expect(tools.some((tool) => tool === 'edit_file' || tool === 'write_file')).toBe(true);
+    expect(tools.at(-1)).toBe('finish');
+    const states = await calls.evaluateAll((lines) => lines.map((line) => line.getAttribute('data-state')));
+    expect(
+      states.filter((state) => state !== 'ok'),
+      JSON.stringify({ tools, states }),
+    ).toEqual([]);
+    const coderLog = (await page.getByTestId('agent-log-coder').textContent()) ?? '';
+    expect(coderLog).not.toMatch(/\\n|\\"|\{"files"/);
+    // A reload brings back the same lines.
+    const before = await calls.count();
+    await page.reload();
+    await page.getByTestId('task-drawer').waitFor();
+    await page.getByTestId('agent-log-tab-coder').click();
+    await expect.poll(() => toolLines(page, 'coder').count(), { timeout: 30_000 }).toBe(before);
 
     // The work is on the task's own branch, one commit per subtask, not on main.
     const status = await (

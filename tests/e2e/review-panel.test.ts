@@ -103,7 +103,7 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
     // The comment reached the coder: the simulated coder read it from its prompt and answered it.
     await page.getByTestId('agent-log-tab-coder').click();
     await expect
-      .poll(() => page.getByTestId('agent-log-coder').locator('pre').textContent(), { timeout: 30_000 })
+      .poll(() => page.getByTestId('agent-log-coder').textContent(), { timeout: 30_000 })
       .toContain(`Line comments answered: ${file}:2 — Please name the greeting after the person.`);
     // …and it is marked as sent.
     await page.getByTestId('review-panel').waitFor();

@@ -42,7 +42,11 @@ export function coderTurn(info: PromptInfo, scenario: Scenario, conversation: To
   const calls = callsOf(conversation);
   const facts = observe(calls);
   const can = (name: string) => conversation.tools.includes(name);
-  const opening = `Simulated coder: ${stepName(info)} of "${info.task.title}".`;
+  // As the one-shot coder says it: the person's line comments it answers.
+  const comments = info.comments.length
+    ? ` Line comments answered: ${info.comments.slice(0, 10).join('; ')}.`
+    : '';
+  const opening = `Simulated coder: ${stepName(info)} of "${info.task.title}".${comments}`;
   if (facts.finishTried) return { text: summaryOf(info, scenario, facts), calls: [] };
   if (conversation.turns.length >= MAX_TURNS) return finishTurn(info, scenario, facts, can);
 
