@@ -52,6 +52,18 @@ describe('list_files', () => {
     expect((await tools.ok('list_files', { path: 'nowhere' })).output).toBe('No files under nowhere.');
   });
 
+  it('lists a file in conflict (unmerged in the index) once', async () => {
+    // main changes the README one way, the task branch another: merging leaves it in conflict.
+    const repo = path.join(t.root, 'repo');
+    await writeFile(path.join(repo, 'README.md'), '# from main\n');
+    await git(['commit', '--quiet', '--no-verify', '-am', 'main side'], { cwd: repo });
+    await t.commit({ 'README.md': '# from the branch\n' });
+    await git(['merge', 'main'], { cwd: t.worktree, answerCodes: [1] });
+    expect((await git(['ls-files', '-u'], { cwd: t.worktree })).stdout.toString()).toContain('README.md');
+    const listed = (await executorFor(t).ok('list_files', {})).output.split('\n');
+    expect(listed.filter((file) => file === 'README.md')).toHaveLength(1);
+  });
+
   it('says how many were left out past the cap', async () => {
     for (let i = 0; i < 12; i++) await t.write(`gen/f${String(i).padStart(2, '0')}.ts`, `${i}\n`);
     const result = await executorFor(t, { limits: { maxListEntries: 5 } }).ok('list_files', { path: 'gen' });

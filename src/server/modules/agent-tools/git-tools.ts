@@ -44,7 +44,8 @@ export async function listFilesTool(ctx: ToolContext, input: ToolInput<'list_fil
 
 /** `git ls-files` under the pathspecs (the whole tree without any), and the tracked files gone from it. */
 const lsFiles: LsFiles = async (ctx, specs) => {
-  // -t tags each entry: H tracked, R tracked but deleted from the tree, ? new.
+  // -t tags each entry: H tracked, M unmerged (a conflict: one entry per stage), C changed, R
+  // tracked but deleted from the tree, ? new; S (skip-worktree) files are not in the tree.
   const { stdout, truncated } = await git(
     ['ls-files', '-t', '--cached', '--deleted', '--others', '--exclude-standard', '-z', '--', ...specs],
     {
@@ -61,7 +62,7 @@ const lsFiles: LsFiles = async (ctx, specs) => {
   if (truncated) entries.pop();
   for (const entry of entries) {
     const file = entry.slice(2);
-    if (entry.startsWith('H ')) tracked.add(file);
+    if (entry.startsWith('H ') || entry.startsWith('M ') || entry.startsWith('C ')) tracked.add(file);
     else if (entry.startsWith('R ')) deleted.add(file);
     else if (entry.startsWith('? ') && !file.endsWith('/')) others.push(file);
   }
