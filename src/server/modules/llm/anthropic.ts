@@ -44,35 +44,25 @@ function inputObject(args: string): Record<string, unknown> {
 
 function toMessages(messages: TurnMessage[]): MessageParam[] {
   return messages.map((message): MessageParam => {
-    switch (message.role) {
-      case 'user':
-        return { role: 'user', content: message.text };
-      case 'assistant': {
-        const content: ContentBlock[] = [];
-        if (message.text) content.push({ type: 'text', text: message.text });
-        for (const call of message.toolCalls) {
-          content.push({
-            type: 'tool_use',
-            id: call.id,
-            name: call.name,
-            input: inputObject(call.arguments),
-          });
-        }
-        // The API refuses an empty assistant turn; a model that said nothing said "(no answer)".
-        if (content.length === 0) content.push({ type: 'text', text: '(no answer)' });
-        return { role: 'assistant', content };
+    if (message.role === 'user') return { role: 'user', content: message.text };
+    if (message.role === 'assistant') {
+      const content: ContentBlock[] = [];
+      if (message.text) content.push({ type: 'text', text: message.text });
+      for (const call of message.toolCalls) {
+        content.push({ type: 'tool_use', id: call.id, name: call.name, input: inputObject(call.arguments) });
       }
-      case 'tool': {
-        const content: ContentBlock[] = message.results.map((result) => ({
-          type: 'tool_result' as const,
-          tool_use_id: result.callId,
-          content: result.content || '(empty)',
-          ...(result.ok ? {} : { is_error: true }),
-        }));
-        if (message.text) content.push({ type: 'text', text: message.text });
-        return { role: 'user', content };
-      }
+      // The API refuses an empty assistant turn; a model that said nothing said "(no answer)".
+      if (content.length === 0) content.push({ type: 'text', text: '(no answer)' });
+      return { role: 'assistant', content };
     }
+    const content: ContentBlock[] = message.results.map((result) => ({
+      type: 'tool_result' as const,
+      tool_use_id: result.callId,
+      content: result.content || '(empty)',
+      ...(result.ok ? {} : { is_error: true }),
+    }));
+    if (message.text) content.push({ type: 'text', text: message.text });
+    return { role: 'user', content };
   });
 }
 
