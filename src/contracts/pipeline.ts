@@ -128,7 +128,7 @@ export const ERROR_TYPES = [
   'nested_repository',
   /**
    * The agent's tool loop went nowhere: 5 bad tool calls in a row, or the step's `maxToolCalls`
-   * spent without finishing. Retry runs the step again, its edits so far kept.
+   * spent without finishing. Retry runs the step again from the run's last commit.
    */
   'agent_stuck',
 ] as const;

@@ -252,7 +252,7 @@ async function loop(
     if (badInRow >= MAX_BAD_CALLS_IN_ROW) {
       throw new AgentStuckError(
         params.agent,
-        `The ${params.agent} made ${badInRow} bad tool calls in a row (the last: ${lastError(outcomes)}), so its step was stopped. Retry runs the step again; its edits so far are kept.`,
+        `The ${params.agent} made ${badInRow} bad tool calls in a row (the last: ${lastError(outcomes)}), so its step was stopped. Retry runs the step again from the run's last commit.`,
       );
     }
     if (toolCalls >= params.maxToolCalls) {
@@ -268,7 +268,7 @@ async function loop(
       }
       throw new AgentStuckError(
         params.agent,
-        `The ${params.agent} made ${toolCalls} tool calls (the project's maxToolCalls) without finishing, so its step was stopped. Retry runs the step again with its edits so far kept, or raise the limit in the project's settings.`,
+        `The ${params.agent} made ${toolCalls} tool calls (the project's maxToolCalls) without finishing, so its step was stopped. Raise the limit in the project's settings, or Retry: the step runs again from the run's last commit.`,
       );
     }
     messages.push({ role: 'tool', results: outcomes });
