@@ -115,6 +115,7 @@ export async function benchAgentTools(config: AgentToolsConfig): Promise<AgentTo
       runId: `bench-${task.id}-${protocol}`,
       worktree,
       prompt: task.prompt,
+      title: task.title,
       provider: providers[protocol],
       model: 'scripted-model',
       maxTokens: 4096,

@@ -57,6 +57,7 @@ function coderStep(provider: LlmProvider, overrides: Partial<CoderStep> = {}): C
     runId: 'run-1',
     worktree: t.worktree,
     prompt: 'Change the answer.',
+    title: 'Change the answer',
     provider,
     model: 'scripted-model',
     maxTokens: 1000,

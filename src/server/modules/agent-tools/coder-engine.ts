@@ -30,6 +30,8 @@ export interface CoderStep {
   worktree: string;
   /** The step in words — the task, the subtask or the findings, the failed check, feedback, comments. */
   prompt: string;
+  /** The step in one line: its commit's subject, and the message on the files it locks. */
+  title: string;
   provider: LlmProvider;
   model: string;
   maxTokens: number;

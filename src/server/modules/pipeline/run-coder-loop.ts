@@ -4,8 +4,7 @@ import type { FileChange } from '@/contracts/pipeline.js';
 import type { CheckOutcome } from '@/contracts/run-lifecycle.js';
 import { gitText } from '@/server/lib/git.js';
 import { loopSpending } from '../agent-tools/agent-loop.js';
-import { createAutocoderEngine } from '../agent-tools/autocoder-engine.js';
-import type { CoderStep } from '../agent-tools/coder-engine.js';
+import type { CoderEngine, CoderStep, CoderStepResult } from '../agent-tools/coder-engine.js';
 import { commitAll } from '../workspace/commit.js';
 import { languageOf } from '../workspace/language.js';
 import { AnswerTooLargeError, DEFAULT_MAX_ANSWER_BYTES, markUnrecorded } from './agents/agent-base.js';
@@ -20,13 +19,15 @@ import { timelineEvents } from './run-timeline.js';
 const KEPT_CONTENT_BYTES = 1_000_000;
 
 /**
- * One coder step with AutoCoder's tool loop: the engine reads, searches, edits and runs the check
- * in the worktree, taking each file's WRITING lock before it writes it; then the step's changes
- * are committed as one commit (`message`), as a one-shot answer's are. Returns the call's record.
+ * One coder step through a coder engine (the tool loop, the one-shot answer): the engine changes
+ * the worktree — each file's WRITING lock taken before it is written, the check run into the check
+ * log when the engine asks — and the step's changes are committed as one commit (`message`).
+ * Returns the call's record.
  */
-export async function codeWithLoop(
+export async function runCoderStep(
   env: DriverEnv,
   ctx: RunContext,
+  engine: CoderEngine,
   prompt: string,
   message: string,
   beforeCommit?: () => Promise<void>,
@@ -48,6 +49,7 @@ export async function codeWithLoop(
     runId: ctx.runId,
     worktree: ctx.worktreePath,
     prompt,
+    title: intent,
     provider: ctx.provider,
     model: config.model,
     maxTokens: config.maxTokens,
@@ -84,9 +86,9 @@ export async function codeWithLoop(
     maxTurnBytes,
     onTurnTooLarge: () => new AnswerTooLargeError('coder', maxTurnBytes),
   };
-  let result: Awaited<ReturnType<ReturnType<typeof createAutocoderEngine>['run']>>;
+  let result: CoderStepResult;
   try {
-    result = await createAutocoderEngine().run(step);
+    result = await engine.run(step);
   } catch (caught) {
     const error = fatal?.error ?? caught;
     const spent = loopSpending(caught);
@@ -105,7 +107,7 @@ export async function codeWithLoop(
       durationMs: result.durationMs,
       model: result.model,
     },
-    { toolCalls: result.toolCalls, turns: result.turns },
+    result.toolCalls > 0 ? { toolCalls: result.toolCalls, turns: result.turns } : undefined,
   );
   checkGoingOn(ctx);
   await beforeCommit?.();

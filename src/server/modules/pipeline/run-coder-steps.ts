@@ -1,43 +1,17 @@
 import type { RunCursor } from '@/contracts/run-lifecycle.js';
 import { AppError } from '@/server/lib/errors.js';
-import { applyFileChanges } from '../workspace/apply-changes.js';
+import { createAutocoderEngine } from '../agent-tools/autocoder-engine.js';
 import { commitAll } from '../workspace/commit.js';
-import { type ContextFile, readFilesForContext, shownCut } from '../workspace/context.js';
 import { filesWithConflictMarkers, mergeDefaultIntoWorktree } from '../workspace/update-branch.js';
-import { executeCoderAgent } from './agents/coder-agent.js';
+import { createOneShotEngine } from './one-shot-engine.js';
 import { buildCoderLoopPrompt } from './prompts/coder-loop-prompt.js';
-import { agentParams, type CallRecords, callPatch, recordCall, usagePatch } from './run-calls.js';
+import { type CallRecords, callPatch, usagePatch } from './run-calls.js';
 import { failedCheckOf } from './run-check.js';
-import { codeWithLoop } from './run-coder-loop.js';
-import { type DriverEnv, mergeFileChanges, type RunContext } from './run-context.js';
-import { checkGoingOn, persist } from './run-steps.js';
+import { runCoderStep } from './run-coder-loop.js';
+import type { DriverEnv, RunContext } from './run-context.js';
+import { persist } from './run-steps.js';
 
 /* The coder's steps that change the branch: applying and committing an answer, a fixing call, bringing the branch up to date. */
-
-/**
- * Takes WRITING locks on the coder's files (waiting for other agents, see RunLocks.hold), then
- * applies them in the worktree and commits them: one commit per call. `shown` is what the call's
- * prompt showed of the files: an answer that replaces or deletes a file shown cut is refused
- * whole (INVALID_AGENT_OUTPUT, the run pauses as for any unusable answer) and nothing is applied.
- */
-export async function applyAndCommit(
-  env: DriverEnv,
-  ctx: RunContext,
-  files: Parameters<typeof applyFileChanges>[1],
-  shown: readonly ContextFile[],
-  message: string,
-  beforeCommit?: () => Promise<void>,
-) {
-  const agent = { runId: ctx.runId, taskId: ctx.taskId, projectId: ctx.projectId, taskTitle: ctx.task.title };
-  const paths = files.map((f) => f.filePath);
-  await env.locks?.hold(agent, paths, message.split('\n')[0] ?? message, ctx.handle.controller.signal);
-  checkGoingOn(ctx);
-  const { recorded } = await applyFileChanges(ctx.worktreePath, files, { shownCut: shownCut(shown) });
-  await beforeCommit?.();
-  const sha = await commitAll(ctx.worktreePath, message);
-  if (sha) ctx.headCommit = sha;
-  ctx.fileChanges = mergeFileChanges(ctx.fileChanges, recorded);
-}
 
 /**
  * Request changes after a conflicting approval: merges the default branch into the task branch
@@ -114,54 +88,20 @@ export async function fixWith(
     feedback: opts.feedback,
     comments: opts.comments,
   };
-  const recorded =
+  const engine =
     ctx.coderEngine === 'autocoder'
-      ? await codeWithLoop(
-          env,
-          ctx,
-          buildCoderLoopPrompt({ ...brief, conflicts: unresolved }),
-          message,
-          beforeCommit,
-        )
-      : await fixOneShot(env, ctx, brief, unresolved, message, beforeCommit);
+      ? createAutocoderEngine()
+      : createOneShotEngine(env, ctx, {
+          ...brief,
+          conflicts: unresolved,
+          wanted: ctx.fileChanges.filter((f) => f.action !== 'delete').map((f) => f.filePath),
+        });
+  const prompt = buildCoderLoopPrompt({ ...brief, conflicts: unresolved });
+  const recorded = await runCoderStep(env, ctx, engine, prompt, message, beforeCommit);
   return persist(env, ctx, {
     fileChanges: { files: ctx.fileChanges },
     headCommit: ctx.headCommit,
     ...usagePatch(ctx),
     ...callPatch(row, 'coder', recorded),
   });
-}
-
-/** A fixing step of the one-shot engine: the files it may change shown whole (or cut), one answer applied. */
-async function fixOneShot(
-  env: DriverEnv,
-  ctx: RunContext,
-  brief: Omit<Parameters<typeof executeCoderAgent>[0], keyof ReturnType<typeof agentParams> | 'currentFiles'>,
-  unresolved: string[],
-  message: string,
-  beforeCommit: () => Promise<void>,
-) {
-  const conflicts = unresolved.length
-    ? await readFilesForContext(ctx.worktreePath, unresolved, env.budgets.files)
-    : undefined;
-  const paths = ctx.fileChanges
-    .filter((f) => f.action !== 'delete' && !unresolved.includes(f.filePath))
-    .map((f) => f.filePath);
-  const currentFiles = await readFilesForContext(ctx.worktreePath, paths, env.budgets.files);
-  const result = await executeCoderAgent({
-    ...agentParams(env, ctx, 'coder'),
-    ...brief,
-    conflicts,
-    currentFiles,
-  });
-  const recorded = await recordCall(env, ctx, 'coder', result);
-  await applyAndCommit(
-    env,
-    ctx,
-    result.output.files,
-    [...(conflicts ?? []), ...currentFiles],
-    message,
-    beforeCommit,
-  );
-  return recorded;
 }

@@ -1,9 +1,10 @@
 import { MAX_ITERATIONS } from '@/contracts/pipeline.js';
-import { readFilesForContext, repoMap } from '../workspace/context.js';
+import { createAutocoderEngine } from '../agent-tools/autocoder-engine.js';
+import { repoMap } from '../workspace/context.js';
 import { diffRange } from '../workspace/diff.js';
-import { executeCoderAgent } from './agents/coder-agent.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
+import { createOneShotEngine } from './one-shot-engine.js';
 import { buildCoderLoopPrompt } from './prompts/coder-loop-prompt.js';
 import {
   addUnrecordedUsage,
@@ -14,8 +15,8 @@ import {
   usagePatch,
 } from './run-calls.js';
 import { failedCheckOf, verifyStep, withCheckVerdict } from './run-check.js';
-import { codeWithLoop } from './run-coder-loop.js';
-import { applyAndCommit, fixWith, updateBranch } from './run-coder-steps.js';
+import { runCoderStep } from './run-coder-loop.js';
+import { fixWith, updateBranch } from './run-coder-steps.js';
 import type { DriverEnv, RunContext } from './run-context.js';
 import { checkGoingOn, enterPhase, persist, RunStopped } from './run-steps.js';
 import { setTaskFields } from './runs.repo.js';
@@ -58,20 +59,14 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
       subtaskCount: total,
       previousOutputs: ctx.fileChanges,
     };
-    let recorded: Awaited<ReturnType<typeof recordCall>>;
-    if (ctx.coderEngine === 'autocoder') {
-      recorded = await codeWithLoop(env, ctx, buildCoderLoopPrompt(brief), message);
-    } else {
-      const wanted = [...(subtask.files ?? []), ...ctx.fileChanges.map((f) => f.filePath)];
-      const currentFiles = await readFilesForContext(
-        ctx.worktreePath,
-        [...new Set(wanted)],
-        env.budgets.files,
-      );
-      const result = await executeCoderAgent({ ...agentParams(env, ctx, 'coder'), ...brief, currentFiles });
-      recorded = await recordCall(env, ctx, 'coder', result);
-      await applyAndCommit(env, ctx, result.output.files, currentFiles, message);
-    }
+    const engine =
+      ctx.coderEngine === 'autocoder'
+        ? createAutocoderEngine()
+        : createOneShotEngine(env, ctx, {
+            ...brief,
+            wanted: [...(subtask.files ?? []), ...ctx.fileChanges.map((f) => f.filePath)],
+          });
+    const recorded = await runCoderStep(env, ctx, engine, buildCoderLoopPrompt(brief), message);
     ctx.cursor = { ...ctx.cursor, subtaskIndex: index + 1 };
     current = await persist(env, ctx, {
       cursor: ctx.cursor,
