@@ -7,7 +7,7 @@ import { createOneShotEngine } from './one-shot-engine.js';
 import { buildCoderLoopPrompt } from './prompts/coder-loop-prompt.js';
 import { type CallRecords, callPatch, usagePatch } from './run-calls.js';
 import { failedCheckOf } from './run-check.js';
-import { runCoderStep } from './run-coder-loop.js';
+import { runCoderStep } from './run-engine-step.js';
 import type { DriverEnv, RunContext } from './run-context.js';
 import { persist } from './run-steps.js';
 

@@ -15,7 +15,7 @@ import {
   usagePatch,
 } from './run-calls.js';
 import { failedCheckOf, verifyStep, withCheckVerdict } from './run-check.js';
-import { runCoderStep } from './run-coder-loop.js';
+import { runCoderStep } from './run-engine-step.js';
 import { fixWith, updateBranch } from './run-coder-steps.js';
 import type { DriverEnv, RunContext } from './run-context.js';
 import { checkGoingOn, enterPhase, persist, RunStopped } from './run-steps.js';
