@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';
+import { AGENT_TOOL_NAMES } from '@/contracts/pipeline.js';
 import {
   anthropicTools,
   openAiTools,
@@ -15,16 +16,8 @@ describe('tool declarations', () => {
     const declarations = toolDeclarations();
     const anthropic: Anthropic.Messages.Tool[] = anthropicTools(declarations);
     const openai: ChatCompletionFunctionTool[] = openAiTools(declarations);
-    expect(anthropic.map((tool) => tool.name)).toEqual([
-      'list_files',
-      'read_file',
-      'search',
-      'edit_file',
-      'write_file',
-      'delete_file',
-      'run_check',
-      'finish',
-    ]);
+    // The contract's list (what the timeline's events name) is the executor's, in its order.
+    expect(anthropic.map((tool) => tool.name)).toEqual([...AGENT_TOOL_NAMES]);
     expect(openai.map((tool) => tool.function.name)).toEqual(TOOL_NAMES);
     for (const tool of anthropic) {
       expect(tool.description?.length).toBeGreaterThan(10);
