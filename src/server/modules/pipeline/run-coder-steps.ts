@@ -7,8 +7,8 @@ import { createOneShotEngine } from './one-shot-engine.js';
 import { buildCoderLoopPrompt } from './prompts/coder-loop-prompt.js';
 import { type CallRecords, callPatch, usagePatch } from './run-calls.js';
 import { failedCheckOf } from './run-check.js';
-import { runCoderStep } from './run-engine-step.js';
 import type { DriverEnv, RunContext } from './run-context.js';
+import { runCoderStep } from './run-engine-step.js';
 import { persist } from './run-steps.js';
 
 /* The coder's steps that change the branch: applying and committing an answer, a fixing call, bringing the branch up to date. */

@@ -15,9 +15,9 @@ import {
   usagePatch,
 } from './run-calls.js';
 import { failedCheckOf, verifyStep, withCheckVerdict } from './run-check.js';
-import { runCoderStep } from './run-engine-step.js';
 import { fixWith, updateBranch } from './run-coder-steps.js';
 import type { DriverEnv, RunContext } from './run-context.js';
+import { runCoderStep } from './run-engine-step.js';
 import { checkGoingOn, enterPhase, persist, RunStopped } from './run-steps.js';
 import { setTaskFields } from './runs.repo.js';
 
