@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /** Debian's Chromium (CI installs it); browser journeys are skipped, with a note, where it is missing. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -50,4 +51,29 @@ export async function registerOnPage(page: Page, baseUrl: string, email: string,
   await page.getByTestId('register-submit').click();
   await page.waitForURL(/\/projects\/[0-9a-f-]{36}/);
   return /\/projects\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? '';
+}
+
+/** The open task's id, from the drawer's URL (?task=<id>). */
+export function taskIdOf(page: Page): string {
+  const id = new URL(page.url()).searchParams.get('task');
+  if (!id) throw new Error('no task open');
+  return id;
+}
+
+/**
+ * Waits for the round a request for changes started to have run and passed (its run's
+ * `roundStart` past 0). A simulated round can go through Building faster than a poll looks, so
+ * the column alone cannot tell.
+ */
+export async function roundAfterChangesPassed(page: Page, serverUrl: string): Promise<void> {
+  const taskId = taskIdOf(page);
+  await expect
+    .poll(
+      async () => {
+        const status = await (await page.request.get(`${serverUrl}/api/pipeline/${taskId}/status`)).json();
+        return status.roundStart > 0 && status.status === 'passed';
+      },
+      { timeout: 90_000 },
+    )
+    .toBe(true);
 }

@@ -58,6 +58,10 @@ describe.skipIf(!hasChromium)('a failing repository check in Chromium (simulated
     // The first check fails, its output shown with its exit code.
     await expect.poll(() => checkStates(page), { timeout: 60_000 }).toContain('failed');
     const first = page.getByTestId('check-run').first();
+    // Only the latest check is open at first; by now the coder may have run another.
+    if ((await first.getByTestId('check-output').count()) === 0) {
+      await first.locator('button[aria-expanded]').first().click();
+    }
     expect(await first.getByTestId('check-output').textContent()).toContain('fixed.txt is missing');
     expect(await first.locator('[data-stream="stderr"]').first().textContent()).toContain(
       'fixed.txt is missing',

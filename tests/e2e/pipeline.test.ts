@@ -6,7 +6,14 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
+import {
+  collectErrors,
+  hasChromium,
+  launchBrowser,
+  registerOnPage,
+  roundAfterChangesPassed,
+  taskIdOf,
+} from './browser.js';
 
 const run = promisify(execFile);
 
@@ -106,7 +113,7 @@ describe.skipIf(!hasChromium)('pipeline journey in Chromium (simulated agents)',
 
     // The work is on the task's own branch, one commit per subtask, not on main.
     const status = await (
-      await page.request.get(`${server.url}/api/pipeline/${await taskIdOf(page)}/status`)
+      await page.request.get(`${server.url}/api/pipeline/${taskIdOf(page)}/status`)
     ).json();
     expect(status.branch).toMatch(/^autocoder\/add-a-greeting-module-[0-9a-f]{8}$/);
     const repo = path.join(dataDir, 'repos', projectId);
@@ -124,8 +131,8 @@ describe.skipIf(!hasChromium)('pipeline journey in Chromium (simulated agents)',
     await page.getByTestId('btn-request-changes').click();
     await page.getByTestId('request-changes-feedback').fill('Please also export a farewell function.');
     await page.getByTestId('request-changes-submit').click();
-    await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Building');
-    await expect.poll(() => taskStatus(page), { timeout: 60_000 }).toBe('Review');
+    await roundAfterChangesPassed(page, server.url);
+    await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Review');
 
     await page.getByTestId('btn-approve-pipeline').click();
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Done');
@@ -135,7 +142,7 @@ describe.skipIf(!hasChromium)('pipeline journey in Chromium (simulated agents)',
     await expect.poll(() => page.getByTestId('column-done').getByTestId('task-card').count()).toBe(1);
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 180_000);
 
   it('shows a provider error with Retry, and cancels a run', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -165,10 +172,3 @@ describe.skipIf(!hasChromium)('pipeline journey in Chromium (simulated agents)',
     await page.close();
   });
 });
-
-/** The open task's id, from the drawer's URL (?task=<id>). */
-async function taskIdOf(page: Page): Promise<string> {
-  const id = new URL(page.url()).searchParams.get('task');
-  if (!id) throw new Error('no task open');
-  return id;
-}

@@ -6,7 +6,13 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
+import {
+  collectErrors,
+  hasChromium,
+  launchBrowser,
+  registerOnPage,
+  roundAfterChangesPassed,
+} from './browser.js';
 
 const run = promisify(execFile);
 
@@ -97,8 +103,8 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
       'Your 1 open comment on a line goes with it.',
     );
     await page.getByTestId('request-changes-submit').click();
-    await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Building');
-    await expect.poll(() => taskStatus(page), { timeout: 60_000 }).toBe('Review');
+    await roundAfterChangesPassed(page, server.url);
+    await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Review');
 
     // The comment reached the coder: the simulated coder read it from its prompt and answered it.
     await page.getByTestId('agent-log-tab-coder').click();
@@ -178,8 +184,8 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
     await page.getByTestId('btn-request-changes').click();
     await page.getByTestId('request-changes-conflicts').waitFor();
     await page.getByTestId('request-changes-submit').click();
-    await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Building');
-    await expect.poll(() => taskStatus(page), { timeout: 90_000 }).toBe('Review');
+    await roundAfterChangesPassed(page, server.url);
+    await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Review');
     await page.getByTestId('review-panel').waitFor({ timeout: 30_000 });
 
     await page.getByTestId('btn-approve-pipeline').click();
