@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentToolCallData, AgentToolResultData, StoredEvent } from '@/contracts/pipeline.js';
@@ -250,6 +251,34 @@ describe("the coder's own check and the gate", () => {
       expect((await statusOf(setup.client, setup.taskId)).status).toBe('passed');
       const results = await checkResults(setup.taskId);
       expect(results.map((e) => e.type === 'check-result' && e.data.passed)).toEqual([false, true]);
+    },
+    LONG_TEST_MS,
+  );
+});
+
+describe('what a step committed', () => {
+  it(
+    "is listed from the commit's blobs: a link the check left names its target, never the content of a file outside",
+    async () => {
+      const scratch = await mkdtemp(path.join(tmpdir(), 'autocoder-leak-'));
+      const secret = path.join(scratch, 'secret.txt');
+      await writeFile(secret, "another user's secret\n");
+      coder = scripted([
+        () => ({ calls: [{ name: 'run_check', input: {} }] }),
+        () => ({ calls: [{ name: 'finish', input: { summary: 'checked' } }] }),
+      ]);
+      const setup = await taskWithBigFile('A link out');
+      const set = await setup.client.patch(`/api/projects/${setup.projectId}`, {
+        checkCommand: `ln -s ${secret} leak.txt`,
+      });
+      expect(set.status).toBe(200);
+      expect((await start(setup, 'anthropic')).status).toBe(202);
+      await t.deps.orchestrator.idle();
+      const run = await statusOf(setup.client, setup.taskId);
+      const listed = run.fileChanges.files.find((file) => file.filePath === 'leak.txt');
+      expect(listed).toMatchObject({ action: 'create', content: secret });
+      expect(JSON.stringify(run)).not.toContain("another user's secret");
+      await rm(scratch, { recursive: true, force: true });
     },
     LONG_TEST_MS,
   );

@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { FileChange } from '@/contracts/pipeline.js';
 import type { CheckOutcome } from '@/contracts/run-lifecycle.js';
-import { gitText } from '@/server/lib/git.js';
+import { readBlob } from '@/server/lib/git-objects.js';
 import { loopSpending } from '../agent-tools/agent-loop.js';
 import type { CoderEngine, CoderStep, CoderStepResult } from '../agent-tools/coder-engine.js';
 import { commitAll } from '../workspace/commit.js';
+import { changedFiles } from '../workspace/diff.js';
 import { languageOf } from '../workspace/language.js';
 import { AnswerTooLargeError, DEFAULT_MAX_ANSWER_BYTES, markUnrecorded } from './agents/agent-base.js';
 import { budgetGuard } from './budget.js';
@@ -17,6 +16,8 @@ import { timelineEvents } from './run-timeline.js';
 
 /** Largest file content kept in the run's list of changed files (the diff has the rest). */
 const KEPT_CONTENT_BYTES = 1_000_000;
+/** git's empty tree: the base of a run on a repository with no commit yet. */
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 /**
  * One coder step through a coder engine (the tool loop, the one-shot answer): the engine changes
@@ -118,35 +119,35 @@ export async function runCoderStep(
 
 /** Commits the worktree and adds what the commit changed to the run's list of changed files. */
 async function commitStep(ctx: RunContext, message: string) {
-  const previous = ctx.headCommit;
+  const previous = ctx.headCommit ?? ctx.baseCommit ?? EMPTY_TREE;
   const sha = await commitAll(ctx.worktreePath, message);
   if (!sha) return;
   ctx.headCommit = sha;
-  ctx.fileChanges = mergeFileChanges(ctx.fileChanges, await changesOf(ctx.worktreePath, previous, sha));
+  ctx.fileChanges = mergeFileChanges(ctx.fileChanges, await changesOf(ctx.repoPath, previous, sha));
 }
 
-/** The files a commit changed, as the run lists them (content as committed, up to a cap). */
-async function changesOf(worktree: string, from: string | null, to: string): Promise<FileChange[]> {
-  const range = from ? [from, to] : ['--root', to];
-  const out = await gitText(
-    ['diff-tree', '-r', '-z', '--no-commit-id', '--name-status', '--no-renames', ...range],
-    {
-      cwd: worktree,
-    },
-  );
-  const fields = out.split('\0');
+/**
+ * The files a commit changed, as the run lists them, their content read from the commit's
+ * blobs (never through the worktree, where a link the check left could point anywhere), up to a
+ * cap; binary files and submodule pointers without content.
+ */
+async function changesOf(repoPath: string, from: string, to: string): Promise<FileChange[]> {
   const changes: FileChange[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const status = fields[i];
-    const filePath = fields[i + 1];
-    if (!status || !filePath) continue;
-    const action = status.startsWith('D') ? 'delete' : status.startsWith('A') ? 'create' : 'modify';
+  for (const file of await changedFiles(repoPath, from, to)) {
+    if (file.oldPath)
+      changes.push({
+        filePath: file.oldPath,
+        language: languageOf(file.oldPath),
+        content: '',
+        action: 'delete',
+      });
+    const action = file.status === 'deleted' ? 'delete' : file.status === 'modified' ? 'modify' : 'create';
     let content = '';
-    if (action !== 'delete') {
-      const data = await readFile(path.join(worktree, filePath)).catch(() => Buffer.alloc(0));
-      content = data.length <= KEPT_CONTENT_BYTES ? data.toString('utf8') : '';
+    if (action !== 'delete' && !file.binary) {
+      const blob = await readBlob(repoPath, file.newObject, KEPT_CONTENT_BYTES);
+      if (!blob.truncated) content = blob.data.toString('utf8');
     }
-    changes.push({ filePath, language: languageOf(filePath), content, action });
+    changes.push({ filePath: file.path, language: languageOf(file.path), content, action });
   }
   return changes;
 }
