@@ -108,6 +108,19 @@ const scripted =
   (request: ScriptedRequest): ScriptedTurn =>
     (turns[Math.min(request.turn, turns.length - 1)] as (r: ScriptedRequest) => ScriptedTurn)(request);
 
+/** A task on the big file whose project has `checkCommand`, started over Anthropic with `turns` for the coder. */
+async function startWithCheck(
+  title: string,
+  checkCommand: string,
+  turns: ((request: ScriptedRequest) => ScriptedTurn)[],
+): Promise<TaskSetup> {
+  coder = scripted(turns);
+  const setup = await taskWithBigFile(title);
+  expect((await setup.client.patch(`/api/projects/${setup.projectId}`, { checkCommand })).status).toBe(200);
+  expect((await start(setup, 'anthropic')).status).toBe(202);
+  return setup;
+}
+
 const toolEvents = (events: StoredEvent[]) =>
   events.filter((e) => e.type === 'agent-tool-call' || e.type === 'agent-tool-result') as (StoredEvent & {
     data: AgentToolCallData & AgentToolResultData;
@@ -204,20 +217,11 @@ describe("the coder's own check and the gate", () => {
   it(
     'takes the result of a passing check the coder ran on the final tree, without running it again',
     async () => {
-      coder = scripted([
+      const setup = await startWithCheck('Checked by the coder', 'grep -q "return 42" src/big.ts', [
         ...EDIT_ONE_LINE.slice(0, 2),
         () => ({ calls: [{ name: 'run_check', input: {} }] }),
         () => ({ calls: [{ name: 'finish', input: { summary: 'checked' } }] }),
       ]);
-      const setup = await taskWithBigFile('Checked by the coder');
-      expect(
-        (
-          await setup.client.patch(`/api/projects/${setup.projectId}`, {
-            checkCommand: 'grep -q "return 42" src/big.ts',
-          })
-        ).status,
-      ).toBe(200);
-      expect((await start(setup, 'anthropic')).status).toBe(202);
       await t.deps.orchestrator.idle();
       expect((await statusOf(setup.client, setup.taskId)).status).toBe('passed');
       const results = await checkResults(setup.taskId);
@@ -237,16 +241,10 @@ describe("the coder's own check and the gate", () => {
   it(
     'runs the check again at the gate when the coder changed the tree after its check',
     async () => {
-      coder = scripted([() => ({ calls: [{ name: 'run_check', input: {} }] }), ...EDIT_ONE_LINE.slice(1)]);
-      const setup = await taskWithBigFile('Changed after the check');
-      expect(
-        (
-          await setup.client.patch(`/api/projects/${setup.projectId}`, {
-            checkCommand: 'grep -q "return 42" src/big.ts',
-          })
-        ).status,
-      ).toBe(200);
-      expect((await start(setup, 'anthropic')).status).toBe(202);
+      const setup = await startWithCheck('Changed after the check', 'grep -q "return 42" src/big.ts', [
+        () => ({ calls: [{ name: 'run_check', input: {} }] }),
+        ...EDIT_ONE_LINE.slice(1),
+      ]);
       await t.deps.orchestrator.idle();
       expect((await statusOf(setup.client, setup.taskId)).status).toBe('passed');
       const results = await checkResults(setup.taskId);
@@ -263,16 +261,10 @@ describe('what a step committed', () => {
       const scratch = await mkdtemp(path.join(tmpdir(), 'autocoder-leak-'));
       const secret = path.join(scratch, 'secret.txt');
       await writeFile(secret, "another user's secret\n");
-      coder = scripted([
+      const setup = await startWithCheck('A link out', `ln -s ${secret} leak.txt`, [
         () => ({ calls: [{ name: 'run_check', input: {} }] }),
         () => ({ calls: [{ name: 'finish', input: { summary: 'checked' } }] }),
       ]);
-      const setup = await taskWithBigFile('A link out');
-      const set = await setup.client.patch(`/api/projects/${setup.projectId}`, {
-        checkCommand: `ln -s ${secret} leak.txt`,
-      });
-      expect(set.status).toBe(200);
-      expect((await start(setup, 'anthropic')).status).toBe(202);
       await t.deps.orchestrator.idle();
       const run = await statusOf(setup.client, setup.taskId);
       const listed = run.fileChanges.files.find((file) => file.filePath === 'leak.txt');
@@ -288,13 +280,11 @@ describe('cancel during run_check', () => {
   it(
     "ends the check's processes at once and the run is cancelled",
     async () => {
-      coder = scripted([() => ({ calls: [{ name: 'run_check', input: {} }] })]);
-      const setup = await taskWithBigFile('Cancel the agent check');
-      const set = await setup.client.patch(`/api/projects/${setup.projectId}`, {
-        checkCommand: 'echo started; sleep 765443 & sleep 765444; wait',
-      });
-      expect(set.status).toBe(200);
-      expect((await start(setup, 'anthropic')).status).toBe(202);
+      const setup = await startWithCheck(
+        'Cancel the agent check',
+        'echo started; sleep 765443 & sleep 765444; wait',
+        [() => ({ calls: [{ name: 'run_check', input: {} }] })],
+      );
       await waitForEvent(
         t,
         setup.taskId,
