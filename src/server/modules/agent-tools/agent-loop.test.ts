@@ -4,7 +4,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from '../llm/anthropic.js';
 import { createOpenAiProvider } from '../llm/openai-compatible.js';
 import type { LlmProvider } from '../llm/provider.js';
-import { type AgentLoopParams, AgentStuckError, MAX_BAD_CALLS_IN_ROW, runAgentLoop } from './agent-loop.js';
+import {
+  type AgentLoopParams,
+  AgentStuckError,
+  MAX_BAD_CALLS_IN_ROW,
+  runAgentLoop,
+  shownInput,
+} from './agent-loop.js';
 import { createAutocoderEngine } from './autocoder-engine.js';
 import type { CoderStep } from './coder-engine.js';
 import { makeWorktree, type TestWorktree } from './test-worktree.js';
@@ -227,6 +233,21 @@ describe.each(PROTOCOLS)('the agent loop over %s', (protocol) => {
     expect((await t.read('src/a.ts')).toString()).toBe('two\n');
   });
 
+  it("stops a turn whose tool input grows past the turn's cap, as it does for prose", async () => {
+    const provider = await providerFor(protocol, [
+      () => ({ calls: [{ name: 'write_file', input: { path: 'big.txt', content: 'x'.repeat(5000) } }] }),
+    ]);
+    const step = coderStep(provider, {
+      maxTurnBytes: 1000,
+      onTurnTooLarge: () => new Error('the turn is too large'),
+    });
+    const error = await createAutocoderEngine()
+      .run(step)
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toBe('the turn is too large');
+    await expect(t.read('big.txt')).rejects.toThrow();
+  });
+
   it('says what to do when the endpoint refuses the tools (a model without tool use)', async () => {
     const provider = await providerFor(protocol, [
       () => ({ refuse: { status: 400, message: 'this model does not support tools' } }),
@@ -272,5 +293,18 @@ describe.each(PROTOCOLS)('the agent loop over %s', (protocol) => {
     const offered = JSON.stringify(endpoint!.requests[0]!.body.tools);
     expect(offered).not.toContain('edit_file');
     expect(offered).not.toContain('write_file');
+  });
+});
+
+describe('shownInput', () => {
+  it('cuts long strings, and shows an input of many keys as the start of its JSON', () => {
+    expect(shownInput({ path: 'a.ts', content: 'y'.repeat(2500) })).toEqual({
+      path: 'a.ts',
+      content: `${'y'.repeat(2000)}… (500 more characters)`,
+    });
+    const many = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, i]));
+    const shown = shownInput(many);
+    expect(Object.keys(shown)).toEqual(['arguments']);
+    expect(String(shown.arguments).length).toBeLessThan(8100);
   });
 });

@@ -13,6 +13,8 @@ import type { ToolResult } from './tool-types.js';
 export const MAX_BAD_CALLS_IN_ROW = 5;
 /** Longest string of a call's input shown in the timeline; the rest is counted, not shown. */
 const SHOWN_INPUT_CHARS = 2000;
+/** Longest input shown in the timeline as a whole. */
+const SHOWN_INPUT_TOTAL_CHARS = 8000;
 
 /** The loop went nowhere: bad calls in a row, or its tool calls spent without finishing. */
 export class AgentStuckError extends Error {
@@ -122,7 +124,12 @@ export function shownInput(input: Record<string, unknown>): Record<string, unkno
         ? `${value.slice(0, SHOWN_INPUT_CHARS)}… (${value.length - SHOWN_INPUT_CHARS} more characters)`
         : value;
   }
-  return out;
+  // Many keys or nested values (no tool takes them) are shown as the start of their JSON.
+  const json = JSON.stringify(out);
+  if (json.length <= SHOWN_INPUT_TOTAL_CHARS) return out;
+  return {
+    arguments: `${json.slice(0, SHOWN_INPUT_TOTAL_CHARS)}… (${json.length - SHOWN_INPUT_TOTAL_CHARS} more characters)`,
+  };
 }
 
 /** The conversation as text, for a budget's estimate of a turn's input. */
@@ -180,7 +187,15 @@ async function loop(
     );
     const turnAbort = new AbortController();
     const signal = params.signal ? AbortSignal.any([params.signal, turnAbort.signal]) : turnAbort.signal;
+    // The turn's prose and its calls' input count alike against the cap: both are the model's bytes.
     let received = 0;
+    const count = (chunk: string) => {
+      received += Buffer.byteLength(chunk, 'utf8');
+      if (params.maxTurnBytes !== undefined && received > params.maxTurnBytes) {
+        turnAbort.abort();
+        throw params.onTurnTooLarge?.() ?? new Error('the answer grew too large');
+      }
+    };
     const response = await params.provider.turn({
       agent: params.agent,
       model: params.model,
@@ -193,13 +208,10 @@ async function loop(
       signal,
       ...(params.runId ? { runId: params.runId } : {}),
       onText: (chunk) => {
-        received += Buffer.byteLength(chunk, 'utf8');
-        if (params.maxTurnBytes !== undefined && received > params.maxTurnBytes) {
-          turnAbort.abort();
-          throw params.onTurnTooLarge?.() ?? new Error('the answer grew too large');
-        }
+        count(chunk);
         params.onText(chunk);
       },
+      onToolInput: count,
     });
     turns += 1;
     addUsage(spent.usage, response.usage);

@@ -161,6 +161,7 @@ export function createAnthropicProvider(opts: AnthropicProviderOptions): LlmProv
             } else if (event.delta.type === 'input_json_delta') {
               const call = calls.get(event.index);
               if (call) call.arguments += event.delta.partial_json;
+              callback(request.onToolInput, event.delta.partial_json);
             }
             break;
           case 'message_delta':

@@ -137,7 +137,9 @@ export function createOpenAiProvider(opts: OpenAiProviderOptions): LlmProvider {
           } else if (part.function?.name && !call.name) {
             call.name = part.function.name;
           }
-          call.arguments += part.function?.arguments ?? '';
+          const piece = part.function?.arguments ?? '';
+          call.arguments += piece;
+          if (piece) callback(request.onToolInput, piece);
         }
         if (choice?.finish_reason) stopReason = choice.finish_reason;
       }

@@ -103,6 +103,8 @@ export interface TurnRequest {
   onText: (chunk: string) => void;
   /** Called when the model starts a tool call (its input still streaming). */
   onToolCallStart?: (call: { id: string; name: string }) => void;
+  /** Called with each piece of a tool call's input JSON as it arrives (to bound what a turn sends). */
+  onToolInput?: (chunk: string) => void;
   runId?: string;
 }
 
