@@ -1,7 +1,11 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render } from '@testing-library/react';
+import { configure, render } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { MemoryRouter, Route, Routes } from 'react-router';
+
+// A component test shares a loaded machine with the rest of the suite: `findBy…` and `waitFor` wait
+// for what they look for, up to 15 s, instead of failing after testing-library's default second.
+configure({ asyncUtilTimeout: 15_000 });
 
 /**
  * Renders `ui` as the app would at `url` (matched by `path`), with a query client of its own and
