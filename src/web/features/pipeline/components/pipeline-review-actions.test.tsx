@@ -152,7 +152,9 @@ describe('reviewing a passed run', () => {
     await waitFor(() => expect(posts(`/api/pipeline/${T}/revert`)).toHaveLength(1));
     expect(screen.queryByTestId('pipeline-action-error')).toBeNull();
     // The button is disabled while the first revert is in flight; a click then would do nothing.
-    await waitFor(() => expect((screen.getByTestId('btn-revert-approval') as HTMLButtonElement).disabled).toBe(false));
+    await waitFor(() =>
+      expect((screen.getByTestId('btn-revert-approval') as HTMLButtonElement).disabled).toBe(false),
+    );
 
     answer = () => conflict(['docs/greet.md']);
     fireEvent.click(screen.getByTestId('btn-revert-approval'));
