@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   REPO_IMPORT_FAILED: 422,
   /** Running repository code (checks, services) is off on this server (AUTOCODER_SANDBOX=off). */
   SANDBOX_DISABLED: 400,
+  /** The coder engine a run asks for (Claude Code, Codex) is not installed or cannot start here. */
+  ENGINE_UNAVAILABLE: 400,
   UNAUTHORIZED: 401,
   INVALID_CREDENTIALS: 401,
   FORBIDDEN_ORIGIN: 403,

@@ -131,6 +131,11 @@ export const ERROR_TYPES = [
    * spent without finishing. Retry runs the step again from the run's last commit.
    */
   'agent_stuck',
+  /**
+   * An external coding agent (Claude Code, Codex) ended in an error of its own: it crashed, could
+   * not start, or stopped with an error result. Its message is shown with secrets removed.
+   */
+  'engine_failed',
 ] as const;
 export type PipelineErrorType = (typeof ERROR_TYPES)[number];
 

@@ -31,13 +31,17 @@ export const TASK_TOKEN_BUDGET = { min: 1, max: 2_000_000_000 } as const;
 /**
  * How the coder does its step (`coderEngine`): `autocoder`, AutoCoder's own loop of tool calls on
  * the worktree (read, search, edit, run the check), where the provider has tool use; `one-shot`,
- * one answer of whole files per subtask (models without tool use, the seed's format).
+ * one answer of whole files per subtask (models without tool use, the seed's format);
+ * `claude-code` and `codex`, the person's own coding agent (Claude Code, Codex) run in the
+ * sandbox on the worktree, under the locks (GET /api/engines says which are installed).
  */
-export const CODER_ENGINES = ['autocoder', 'one-shot'] as const;
+export const CODER_ENGINES = ['autocoder', 'one-shot', 'claude-code', 'codex'] as const;
 export type CoderEngineId = (typeof CODER_ENGINES)[number];
 export const CODER_ENGINE_LABELS: Record<CoderEngineId, string> = {
   autocoder: 'AutoCoder agent (reads, searches, edits, runs the check)',
   'one-shot': 'One-shot (whole files in one answer)',
+  'claude-code': 'Claude Code (in the sandbox)',
+  codex: 'Codex (in the sandbox)',
 };
 /** Tool calls one agent step may make (`maxToolCalls`). */
 export const MAX_TOOL_CALLS = { min: 1, max: 500, default: 60 } as const;

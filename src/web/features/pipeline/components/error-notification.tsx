@@ -33,6 +33,7 @@ const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
   budget_exceeded: 'the next call could pass the task’s token budget',
   nested_repository: 'the check left a git repository in the worktree',
   agent_stuck: 'the agent’s tool calls went nowhere',
+  engine_failed: 'the coding agent (Claude Code, Codex) ended with an error',
 };
 
 /** Errors this recent when they reach the page are news; older ones come from a replay. */
