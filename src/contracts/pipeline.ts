@@ -417,6 +417,8 @@ export interface AgentToolCallData {
   callId: string;
   tool: string;
   input: Record<string, unknown>;
+  /** The external coding agent that made the call (its own tool names: Write, Bash, exec_command…). */
+  engine?: 'claude-code' | 'codex';
   timestamp: number;
 }
 
