@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { create } from 'zustand';
+import { CLAUDE_CODE_TOKEN_HEADER } from '@/contracts/engines';
 import {
   AGENT_CONFIGS,
   AGENT_TYPES,
@@ -23,6 +24,11 @@ export interface RunSettings {
   anthropicKey: string;
   openaiBaseUrl: string;
   openaiKey: string;
+  /**
+   * A Claude Code OAuth token (made with `claude setup-token`): the Claude Code engine uses it
+   * instead of the Anthropic API key. Sent only with Anthropic runs.
+   */
+  claudeCodeToken: string;
   agents: Record<AgentType, AgentConfig>;
   /** Simulator directives, e.g. "review-fails=1,error=429@coder" (demos and tests). */
   scenario: string;
@@ -35,6 +41,7 @@ export const DEFAULT_RUN_SETTINGS: RunSettings = {
   anthropicKey: '',
   openaiBaseUrl: '',
   openaiKey: '',
+  claudeCodeToken: '',
   agents: AGENT_CONFIGS,
   scenario: '',
 };
@@ -45,6 +52,7 @@ const storedSchema = z.object({
   anthropicKey: z.string().catch(''),
   openaiBaseUrl: z.string().catch(''),
   openaiKey: z.string().catch(''),
+  claudeCodeToken: z.string().catch(''),
   agents: z
     .object({
       planner: agentSchema.catch(AGENT_CONFIGS.planner),
@@ -126,5 +134,12 @@ export function runRequestOf(settings: RunSettings): RunRequest {
     };
   }
   const key = settings.anthropicKey.trim();
-  return { options: { provider, agents }, headers: key ? { 'x-anthropic-key': key } : {} };
+  const token = settings.claudeCodeToken.trim();
+  return {
+    options: { provider, agents },
+    headers: {
+      ...(key ? { 'x-anthropic-key': key } : {}),
+      ...(token ? { [CLAUDE_CODE_TOKEN_HEADER]: token } : {}),
+    },
+  };
 }

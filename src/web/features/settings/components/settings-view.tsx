@@ -150,7 +150,7 @@ export function SettingsView() {
 
         <Section
           title="OpenAI-compatible endpoint"
-          description="Ollama, vLLM, LM Studio or any server speaking the OpenAI chat API. The key is kept like the Anthropic one."
+          description="Ollama, vLLM, LM Studio or any server speaking the OpenAI chat API. The key is kept like the Anthropic one. The Codex engine uses this endpoint and key too; it needs the Responses API."
         >
           <Field label="Base URL" error={errors.openaiBaseUrl} hint="e.g. http://localhost:11434/v1">
             <Input
@@ -167,6 +167,29 @@ export function SettingsView() {
               value={form.openaiKey}
               onChange={(event) => update({ openaiKey: event.target.value })}
               data-testid="settings-openai-key"
+            />
+          </Field>
+        </Section>
+
+        <Section
+          title="Claude Code"
+          description={
+            <span className="flex items-start gap-1.5">
+              <ShieldCheck aria-hidden="true" className="mt-px size-3.5 shrink-0 text-emerald-600" />
+              {KEY_NOTICE}
+            </span>
+          }
+        >
+          <Field
+            label="OAuth token (optional)"
+            error={errors.claudeCodeToken}
+            hint="Used by the Claude Code engine instead of the Anthropic API key, with the Anthropic provider; made with `claude setup-token`."
+          >
+            <SecretInput
+              value={form.claudeCodeToken}
+              onChange={(event) => update({ claudeCodeToken: event.target.value })}
+              placeholder="sk-ant-oat01-…"
+              data-testid="settings-claude-code-token"
             />
           </Field>
         </Section>

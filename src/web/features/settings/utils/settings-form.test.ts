@@ -23,4 +23,13 @@ describe('settings form', () => {
       maxTokens: expect.stringContaining('256'),
     });
   });
+
+  it('keeps a Claude Code token trimmed, and refuses one that cannot travel as a header', () => {
+    expect(fromForm(form({ claudeCodeToken: ' sk-ant-oat01-abc \n' })).claudeCodeToken).toBe(
+      'sk-ant-oat01-abc',
+    );
+    expect(validateForm(form({ claudeCodeToken: 'sk-ant-oat01-abc' })).claudeCodeToken).toBeUndefined();
+    expect(validateForm(form({ claudeCodeToken: 'two words' })).claudeCodeToken).toBeDefined();
+    expect(validateForm(form({ claudeCodeToken: 'tökén' })).claudeCodeToken).toBeDefined();
+  });
 });

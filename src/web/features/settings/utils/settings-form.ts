@@ -13,11 +13,14 @@ export interface SettingsForm {
   anthropicKey: string;
   openaiBaseUrl: string;
   openaiKey: string;
+  claudeCodeToken: string;
   agents: Record<AgentType, { model: string; maxTokens: string }>;
   scenario: string;
 }
 
-export type SettingsErrors = Partial<Record<'anthropicKey' | 'openaiBaseUrl' | 'scenario', string>> & {
+export type SettingsErrors = Partial<
+  Record<'anthropicKey' | 'openaiBaseUrl' | 'claudeCodeToken' | 'scenario', string>
+> & {
   agents?: Partial<Record<AgentType, { model?: string; maxTokens?: string }>>;
 };
 
@@ -63,6 +66,11 @@ export function validateForm(form: SettingsForm): SettingsErrors {
   if (baseUrl && (!isHttpUrl(baseUrl) || baseUrl.length > 2048)) {
     errors.openaiBaseUrl = 'Enter an http:// or https:// URL, e.g. http://localhost:11434/v1';
   }
+  const token = form.claudeCodeToken.trim();
+  // A request header carries it: one line of visible ASCII, no spaces.
+  if (token && (!/^[\x21-\x7e]+$/.test(token) || token.length > 4096)) {
+    errors.claudeCodeToken = 'That is not a token: paste the one line `claude setup-token` printed';
+  }
   if (form.scenario.trim().length > 500) errors.scenario = 'At most 500 characters';
   for (const agent of AGENT_TYPES) {
     const { model, maxTokens } = form.agents[agent];
@@ -87,6 +95,7 @@ export function fromForm(form: SettingsForm): RunSettings {
     anthropicKey: form.anthropicKey.trim(),
     openaiBaseUrl: form.openaiBaseUrl.trim(),
     openaiKey: form.openaiKey.trim(),
+    claudeCodeToken: form.claudeCodeToken.trim(),
     scenario: form.scenario.trim(),
     agents: Object.fromEntries(
       AGENT_TYPES.map((agent) => [
