@@ -61,6 +61,8 @@ describe('the task drawer: the task’s coder engine', () => {
       'Project default (AutoCoder agent)',
       'AutoCoder agent',
       'One-shot',
+      'Claude Code',
+      'Codex',
     ]);
     fireEvent.change(engineSelect(), { target: { value: 'one-shot' } });
     fireEvent.click(screen.getByTestId('task-submit'));

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { CODER_ENGINES, type CoderEngineId } from '@/contracts/projects';
+import type { CoderEngineId } from '@/contracts/projects';
 import {
   STATUS_LABELS,
   TASK_CATEGORIES,
@@ -7,6 +7,7 @@ import {
   type TaskCategory,
   type TaskPriority,
 } from '@/contracts/tasks';
+import { EngineNote, EngineOptions } from '@/web/components/engine-choice';
 import { Button } from '@/web/components/ui/button';
 import { Field } from '@/web/components/ui/field';
 import { Input } from '@/web/components/ui/input';
@@ -92,67 +93,66 @@ export function TaskForm({
           data-testid="task-description-input"
         />
       </Field>
-      <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
-        <Field label="Category" error={fieldError('category')}>
-          <Select
-            value={values.category}
-            onChange={(event) => set('category', event.target.value as TaskCategory)}
-            data-testid="task-category-select"
-          >
-            {TASK_CATEGORIES.map((category) => (
-              <option key={category} value={category}>
-                {CATEGORY_LABELS[category]}
-              </option>
-            ))}
-          </Select>
-        </Field>
-        <Field label="Priority" error={fieldError('priority')}>
-          <Select
-            value={values.priority}
-            onChange={(event) => set('priority', event.target.value as TaskPriority)}
-            data-testid="task-priority-select"
-          >
-            {TASK_PRIORITIES.map((priority) => (
-              <option key={priority} value={priority}>
-                {PRIORITY_LABELS[priority]}
-              </option>
-            ))}
-          </Select>
-        </Field>
-        {engine && (
-          <Field label="Coder engine" error={fieldError('coderEngine')}>
+      <div>
+        <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
+          <Field label="Category" error={fieldError('category')}>
             <Select
-              value={values.coderEngine ?? ''}
-              onChange={(event) =>
-                set('coderEngine', event.target.value === '' ? null : (event.target.value as CoderEngineId))
-              }
-              data-testid="task-coder-engine-select"
+              value={values.category}
+              onChange={(event) => set('category', event.target.value as TaskCategory)}
+              data-testid="task-category-select"
             >
-              <option value="">
-                {engine.projectDefault
-                  ? `Project default (${engineName(engine.projectDefault)})`
-                  : 'Project default'}
-              </option>
-              {CODER_ENGINES.map((id) => (
-                <option key={id} value={id}>
-                  {engineName(id)}
+              {TASK_CATEGORIES.map((category) => (
+                <option key={category} value={category}>
+                  {CATEGORY_LABELS[category]}
                 </option>
               ))}
             </Select>
           </Field>
-        )}
-        {showColumn && (
-          <Field label="Column" error={fieldError('status')}>
+          <Field label="Priority" error={fieldError('priority')}>
             <Select
-              value={values.status}
-              onChange={(event) => set('status', event.target.value as InitialColumn)}
-              data-testid="task-status-select"
+              value={values.priority}
+              onChange={(event) => set('priority', event.target.value as TaskPriority)}
+              data-testid="task-priority-select"
             >
-              <option value="backlog">{STATUS_LABELS.backlog}</option>
-              <option value="spec">{STATUS_LABELS.spec}</option>
+              {TASK_PRIORITIES.map((priority) => (
+                <option key={priority} value={priority}>
+                  {PRIORITY_LABELS[priority]}
+                </option>
+              ))}
             </Select>
           </Field>
-        )}
+          {engine && (
+            <Field label="Coder engine" error={fieldError('coderEngine')}>
+              <Select
+                value={values.coderEngine ?? ''}
+                onChange={(event) =>
+                  set('coderEngine', event.target.value === '' ? null : (event.target.value as CoderEngineId))
+                }
+                data-testid="task-coder-engine-select"
+              >
+                <option value="">
+                  {engine.projectDefault
+                    ? `Project default (${engineName(engine.projectDefault)})`
+                    : 'Project default'}
+                </option>
+                <EngineOptions label={engineName} />
+              </Select>
+            </Field>
+          )}
+          {showColumn && (
+            <Field label="Column" error={fieldError('status')}>
+              <Select
+                value={values.status}
+                onChange={(event) => set('status', event.target.value as InitialColumn)}
+                data-testid="task-status-select"
+              >
+                <option value="backlog">{STATUS_LABELS.backlog}</option>
+                <option value="spec">{STATUS_LABELS.spec}</option>
+              </Select>
+            </Field>
+          )}
+        </div>
+        {engine && <EngineNote engine={values.coderEngine ?? engine.projectDefault} />}
       </div>
       {formError && (
         <p

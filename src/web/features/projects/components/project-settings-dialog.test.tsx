@@ -1,7 +1,9 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { EngineInfo } from '@/contracts/engines';
 import type { Project } from '@/contracts/projects';
+import { DEFAULT_RUN_SETTINGS, useRunSettingsStore } from '@/web/lib/run-settings';
 import { type StubRequest, stubFetch } from '@/web/testing/fetch-stub';
 import { renderAt } from '@/web/testing/render';
 import { ProjectSettingsDialog } from './project-settings-dialog';
@@ -22,10 +24,34 @@ const project: Project = {
   updatedAt: '2026-11-01T10:00:00.000Z',
 };
 
+const ENGINES: EngineInfo[] = [
+  { id: 'autocoder', label: 'AutoCoder agent', builtIn: true, available: true, endpoint: 'any' },
+  { id: 'one-shot', label: 'One-shot', builtIn: true, available: true, endpoint: 'any' },
+  {
+    id: 'claude-code',
+    label: 'Claude Code',
+    builtIn: false,
+    available: true,
+    version: '2.0.1',
+    endpoint: 'anthropic',
+  },
+  {
+    id: 'codex',
+    label: 'Codex',
+    builtIn: false,
+    available: false,
+    reason: 'The codex CLI is not installed on this server.',
+    install: 'npm install -g @openai/codex',
+    endpoint: 'openai-responses',
+  },
+];
+
 let requests: StubRequest[];
 
 beforeEach(() => {
+  useRunSettingsStore.setState({ settings: DEFAULT_RUN_SETTINGS });
   ({ requests } = stubFetch({
+    'GET /api/engines': { engines: ENGINES },
     'PATCH /api/projects/p-1': (request: StubRequest) => {
       const { taskTokenBudget } = request.body as { taskTokenBudget: unknown };
       if (
@@ -127,6 +153,8 @@ describe('the project settings: how the coder works', () => {
     expect([...engine().options].map((option) => option.textContent)).toEqual([
       'AutoCoder agent (reads, searches, edits, runs the check)',
       'One-shot (whole files in one answer)',
+      'Claude Code (in the sandbox)',
+      'Codex (in the sandbox)',
     ]);
     expect(maxToolCalls().value).toBe('60');
     expect(status()).toBe('No changes');
@@ -171,5 +199,62 @@ describe('the project settings: how the coder works', () => {
     fireEvent.click(screen.getByTestId('project-submit'));
     expect(screen.getByText('The tool-call limit must be at most 500')).toBeTruthy();
     expect(patches()).toHaveLength(0);
+  });
+});
+
+describe('the project settings: engines this server can run', () => {
+  const engine = () => screen.getByTestId('project-coder-engine') as HTMLSelectElement;
+  const option = (id: string) => [...engine().options].find((item) => item.value === id);
+
+  it('offers an engine that is not installed disabled, and tells why and how to install it', async () => {
+    renderAt(
+      <ProjectSettingsDialog project={{ ...project, coderEngine: 'codex' }} open onOpenChange={vi.fn()} />,
+    );
+    await waitFor(() => expect(option('codex')?.disabled).toBe(true));
+    expect(option('codex')?.textContent).toBe('Codex (in the sandbox) (not installed)');
+    expect(option('claude-code')?.disabled).toBe(false);
+    expect(option('autocoder')?.disabled).toBe(false);
+    const note = screen.getByTestId('engine-note');
+    expect(note.textContent).toContain('The codex CLI is not installed on this server.');
+    expect(note.querySelector('code')?.textContent).toBe('npm install -g @openai/codex');
+  });
+
+  it('says Claude Code needs the Anthropic provider when the runs use an OpenAI-compatible endpoint', async () => {
+    useRunSettingsStore.setState({ settings: { ...DEFAULT_RUN_SETTINGS, provider: 'openai' } });
+    open();
+    await waitFor(() => expect(option('codex')?.disabled).toBe(true));
+    expect(screen.queryByTestId('engine-note')).toBeNull();
+    fireEvent.change(engine(), { target: { value: 'claude-code' } });
+    const note = screen.getByTestId('engine-note');
+    expect(note.dataset.problem).toBe('provider');
+    expect(note.textContent).toContain('Claude Code needs the Anthropic provider');
+    expect(note.textContent).toContain('OpenAI-compatible');
+    fireEvent.change(engine(), { target: { value: 'autocoder' } });
+    expect(screen.queryByTestId('engine-note')).toBeNull();
+  });
+
+  it('draws the server’s reason as text, never as markup', async () => {
+    const html = '<img src=x onerror="alert(1)">';
+    stubFetch({
+      'GET /api/engines': {
+        engines: ENGINES.map((item) => (item.id === 'codex' ? { ...item, reason: html } : item)),
+      },
+    });
+    renderAt(
+      <ProjectSettingsDialog project={{ ...project, coderEngine: 'codex' }} open onOpenChange={vi.fn()} />,
+    );
+    const note = await screen.findByTestId('engine-note');
+    expect(note.textContent).toContain(html);
+    expect(note.querySelector('img')).toBeNull();
+  });
+
+  it('offers every engine when the server does not say which it can run', async () => {
+    const { fetch } = stubFetch({});
+    open();
+    await waitFor(() => expect(fetch).toHaveBeenCalledWith('/api/engines', expect.anything()));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect([...engine().options].map((item) => item.disabled)).toEqual([false, false, false, false]);
+    fireEvent.change(engine(), { target: { value: 'codex' } });
+    expect(screen.queryByTestId('engine-note')).toBeNull();
   });
 });

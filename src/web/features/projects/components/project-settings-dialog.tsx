@@ -10,6 +10,7 @@ import {
   TASK_TOKEN_BUDGET,
   updateProjectSchema,
 } from '@/contracts/projects';
+import { EngineNote, EngineOptions } from '@/web/components/engine-choice';
 import { Button } from '@/web/components/ui/button';
 import { Dialog, DialogContent, DialogFooter, DialogTitle } from '@/web/components/ui/dialog';
 import { Field } from '@/web/components/ui/field';
@@ -202,23 +203,22 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
           data-testid="project-token-budget"
         />
       </Field>
-      <Field
-        label="Coder engine"
-        error={fieldError('coderEngine')}
-        hint="How the coder works on a task; a task may choose otherwise. One-shot suits models without tool use."
-      >
-        <Select
-          value={coderEngine}
-          onChange={(event) => setCoderEngine(event.target.value as CoderEngineId)}
-          data-testid="project-coder-engine"
+      <div>
+        <Field
+          label="Coder engine"
+          error={fieldError('coderEngine')}
+          hint="How the coder works on a task; a task may choose otherwise. One-shot suits models without tool use; Claude Code and Codex run in the sandbox."
         >
-          {CODER_ENGINES.map((engine) => (
-            <option key={engine} value={engine}>
-              {CODER_ENGINE_LABELS[engine]}
-            </option>
-          ))}
-        </Select>
-      </Field>
+          <Select
+            value={coderEngine}
+            onChange={(event) => setCoderEngine(event.target.value as CoderEngineId)}
+            data-testid="project-coder-engine"
+          >
+            <EngineOptions label={(engine) => CODER_ENGINE_LABELS[engine]} />
+          </Select>
+        </Field>
+        <EngineNote engine={coderEngine} />
+      </div>
       <Field
         label="Max tool calls per step"
         error={toolCallsInvalid ?? fieldError('maxToolCalls')}
