@@ -17,6 +17,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { coordinationRoutes, projectLocksRoutes } from './modules/coordination/coordination.routes.js';
 import { locksForGraph } from './modules/coordination/lock-overlay.js';
 import { tokenRoutes } from './modules/coordination/tokens.routes.js';
+import { engineRoutes } from './modules/engines/engines.routes.js';
 import { sseRoutes } from './modules/events/events.routes.js';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.js';
 import { graphRoutes } from './modules/graph/graph.routes.js';
@@ -117,6 +118,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       ['/pipeline', pipelineRoutes(deps.orchestrator, deps.events)],
       ['/pipeline', diffRoutes(deps)],
       ['/tokens', tokenRoutes(deps)],
+      ['/engines', engineRoutes(deps.engines.catalog)],
       [
         '/sse',
         sseRoutes(deps, {

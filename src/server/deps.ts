@@ -5,6 +5,7 @@ import type { RateLimitStore, RateLimits } from './lib/rate-limit.js';
 import type { SessionUser } from './modules/auth/auth.js';
 import type { CoordinationSettings } from './modules/coordination/coordination.js';
 import type { Agent } from './modules/coordination/tokens.js';
+import type { ExternalEngines } from './modules/engines/external-engines.js';
 import type { EventLog } from './modules/events/event-log.js';
 import type { SseSettings } from './modules/events/sse.js';
 import type { SseHub } from './modules/events/sse-hub.js';
@@ -40,6 +41,8 @@ export interface AppDeps {
   /** The ordered, persisted log behind every SSE stream. */
   events: EventLog;
   orchestrator: Orchestrator;
+  /** Claude Code and Codex as coder engines (GET /api/engines). */
+  engines: ExternalEngines;
   /** Import graphs per (project, branch), kept at the branch head. */
   graphs: GraphService;
   sse: SseSettings;

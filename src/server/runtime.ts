@@ -15,6 +15,8 @@ import { startLockSweeper } from './modules/coordination/lock-sweeper.js';
 import { createMemoryLockStore } from './modules/coordination/memory-lock-store.js';
 import type { NeighbourSource } from './modules/coordination/neighbours.js';
 import { RunLocks } from './modules/coordination/run-locks.js';
+import { createEngineCatalog } from './modules/engines/engine-catalog.js';
+import { createExternalEngines } from './modules/engines/external-engines.js';
 import { createMemoryBus, type EventBus } from './modules/events/bus.js';
 import { EventLog, type EventLogOptions } from './modules/events/event-log.js';
 import { DEFAULT_SSE_SETTINGS, type SseSettings } from './modules/events/sse.js';
@@ -112,6 +114,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
   const guardedFetch = createGuardedFetch(network);
+  const engines = createExternalEngines({
+    catalog: createEngineCatalog({
+      sandboxRefusal: () =>
+        options.sandbox.mode === 'off'
+          ? 'Running repository code is disabled on this server (AUTOCODER_SANDBOX=off)'
+          : null,
+    }),
+    sandbox: options.sandbox,
+    simulatorUrl: () => simulatorUrl,
+    guardedFetch,
+  });
   const graphs = new GraphService({ dataDir: options.dataDir, logger: options.logger });
   const headWatch = { events, graphs, logger: options.logger, now: options.now };
   const orchestrator = new Orchestrator({
@@ -134,6 +147,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.maxAnswerBytes !== undefined ? { maxAnswerBytes: options.maxAnswerBytes } : {}),
     ...(options.runTimeoutMs !== undefined ? { runTimeoutMs: options.runTimeoutMs } : {}),
     locks: runLocks,
+    engines,
     headsMoved: (repo, moved) => announceMovedHeads(headWatch, repo, moved),
   });
   const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
@@ -170,6 +184,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     version: options.version,
     events,
     orchestrator,
+    engines,
     graphs,
     sse,
     sseHub,

@@ -32,7 +32,13 @@ export interface LoopEvents {
   /** A piece of the model's prose. */
   onText(chunk: string): void;
   /** The model made a call (its input as sent, long strings cut). */
-  onToolCall(call: { callId: string; tool: string; input: Record<string, unknown> }): void | Promise<void>;
+  onToolCall(call: {
+    callId: string;
+    tool: string;
+    input: Record<string, unknown>;
+    /** The external coding agent that made the call, if one did. */
+    engine?: 'claude-code' | 'codex';
+  }): void | Promise<void>;
   /** The call ended. `input` is the whole input, as parsed (for a hunk of an edit). */
   onToolResult(result: {
     callId: string;

@@ -49,6 +49,11 @@ export interface CoderStep {
   beforeTurn?: BeforeTurn;
   /** The step's timeline: prose, and each call with its result. */
   events: LoopEvents;
+  /**
+   * What an engine run in the sandbox sees besides the worktree (the project's git directory,
+   * read-only) and the hosts it may reach (the project's allow-list; null: the operator's).
+   */
+  sandboxed?: { readOnlyPaths: readonly string[]; allowedHosts: readonly string[] | null };
   /** Largest prose of one turn in bytes, and the error past it. */
   maxTurnBytes?: number;
   onTurnTooLarge?: () => Error;
@@ -64,6 +69,8 @@ export interface CoderStepResult {
   durationMs: number;
   turns: number;
   toolCalls: number;
+  /** The cost the engine reported itself (Claude Code), in place of AutoCoder's estimate. */
+  costUsd?: number;
 }
 
 /** Longest patch a timeline line carries; the rest is counted. */

@@ -4,6 +4,8 @@ import { AppError } from '@/server/lib/errors.js';
 import { GitError } from '@/server/lib/git.js';
 import { AgentStuckError } from '../agent-tools/agent-loop.js';
 import { LockConflictError } from '../coordination/run-locks.js';
+import { EngineUnavailableError } from '../engines/engine-catalog.js';
+import { EngineFailedError } from '../engines/engine-errors.js';
 import { LlmError } from '../llm/provider.js';
 import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
 import { BudgetExceededError } from './budget.js';
@@ -74,6 +76,12 @@ export function describeFailure(
         retryable,
         ...(error.status ? { statusCode: error.status } : {}),
       },
+      logAsBug: false,
+    };
+  }
+  if (error instanceof EngineFailedError || error instanceof EngineUnavailableError) {
+    return {
+      details: { ...base, type: 'engine_failed', message: error.message, retryable: true },
       logAsBug: false,
     };
   }

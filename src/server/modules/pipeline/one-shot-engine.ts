@@ -1,4 +1,6 @@
+import { createAutocoderEngine } from '../agent-tools/autocoder-engine.js';
 import type { CoderEngine, CoderStepResult } from '../agent-tools/coder-engine.js';
+import { EngineFailedError } from '../engines/engine-errors.js';
 import { applyFileChanges } from '../workspace/apply-changes.js';
 import { readFilesForContext, shownCut } from '../workspace/context.js';
 import { markUnrecorded } from './agents/agent-base.js';
@@ -72,4 +74,24 @@ export function createOneShotEngine(env: DriverEnv, ctx: RunContext, brief: OneS
       };
     },
   };
+}
+
+/**
+ * The engine of the run's coder step: the task's choice, else the project's — AutoCoder's tool
+ * loop, the one-shot answer (from `oneShot`), or the person's coding agent (Claude Code, Codex).
+ */
+export function coderEngineOf(env: DriverEnv, ctx: RunContext, oneShot: OneShotBrief): CoderEngine {
+  switch (ctx.coderEngine) {
+    case 'autocoder':
+      return createAutocoderEngine();
+    case 'one-shot':
+      return createOneShotEngine(env, ctx, oneShot);
+    default:
+      if (!env.engines) throw new EngineFailedError('External coder engines are not enabled on this server');
+      try {
+        return env.engines.create(ctx.coderEngine, ctx.credentials);
+      } catch (error) {
+        throw new EngineFailedError((error as Error).message);
+      }
+  }
 }

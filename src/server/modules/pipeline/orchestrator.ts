@@ -65,6 +65,7 @@ export class Orchestrator {
       budgets: { repoMap: 20_000, files: 60_000, diff: 120_000 },
       ...(deps.maxAnswerBytes !== undefined ? { maxAnswerBytes: deps.maxAnswerBytes } : {}),
       ...(deps.locks ? { locks: deps.locks } : {}),
+      ...(deps.engines ? { engines: deps.engines } : {}),
     };
     this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
     this.slots = new RunningSlots(deps.db, deps.maxRunningPerUser ?? 5);
@@ -85,6 +86,7 @@ export class Orchestrator {
     const provider = options.provider ?? 'anthropic';
     const resolved = await this.resolve(provider, options, secrets);
     const task = await getOwnedTask(this.deps, userId, taskId);
+    await this.assertEngine(taskId, provider);
     if (task.status !== 'backlog' && task.status !== 'spec') {
       throw new AppError(
         'INVALID_PIPELINE_STATE',
@@ -142,6 +144,7 @@ export class Orchestrator {
       throw new AppError('INVALID_PIPELINE_STATE', `This step was already retried ${MAX_RETRIES} times`);
     }
     const resolved = await this.resolve(run.provider, options, secrets);
+    await this.assertEngine(taskId, run.provider);
     const retryCount = costsAttempt ? cursor.retryCount + 1 : cursor.retryCount;
     const configs = options.agents ? agentConfigsOf(options) : (run.agentConfigs ?? AGENT_CONFIGS);
     await assertRetryWithinBudget(this.deps.db, run, task.projectId, configs);
@@ -179,6 +182,7 @@ export class Orchestrator {
       throw new AppError('INVALID_PIPELINE_STATE', 'Changes can be requested only for a task in Review');
     }
     const resolved = await this.resolve(run.provider, input, secrets);
+    await this.assertEngine(taskId, run.provider);
     const open = await commentsOfRun(this.deps.db, run.id, true);
     const conflicts = run.branch ? await conflictsWithDefault({ ...found.project, branch: run.branch }) : [];
     if (!input.feedback && open.length === 0 && conflicts.length === 0) {
@@ -277,6 +281,21 @@ export class Orchestrator {
       (handle) => executeRun(this.env, handle, row, { userId, resolved }),
       { delayMs, timeoutMs: this.runTimeoutMs },
     );
+  }
+
+  /**
+   * A run whose coder engine (the task's, else the project's) cannot run here, or does not speak
+   * the provider's API, is refused at once: 400 ENGINE_UNAVAILABLE with the reason and how to install.
+   */
+  private async assertEngine(taskId: string, provider: ProviderId) {
+    const found = await taskWithProject(this.deps.db, taskId);
+    if (!found) return;
+    const engine = found.task.coderEngine ?? found.project.coderEngine;
+    if (engine !== 'claude-code' && engine !== 'codex') return;
+    if (!this.deps.engines) {
+      throw new AppError('ENGINE_UNAVAILABLE', 'External coder engines are not enabled on this server');
+    }
+    await this.deps.engines.assertUsable(engine, provider);
   }
 
   private resolve(

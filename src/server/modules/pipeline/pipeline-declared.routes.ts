@@ -27,6 +27,10 @@ export const keyHeaders = z.object({
     .string()
     .optional()
     .openapi({ description: 'OpenAI-compatible key for this run (never stored)' }),
+  'x-claude-code-oauth-token': z.string().optional().openapi({
+    description:
+      'Claude Code OAuth token (`claude setup-token`) for the claude-code coder engine, used in place of the Anthropic key (never stored)',
+  }),
 });
 
 const tags = ['pipeline'];

@@ -3,6 +3,7 @@ import type { Logger } from '@/server/lib/logger.js';
 import type { NetworkPolicy } from '@/server/lib/network-policy.js';
 import type { CheckSandbox } from '../checks/check-runner.js';
 import type { RunLocks } from '../coordination/run-locks.js';
+import type { ExternalEngines } from '../engines/external-engines.js';
 import type { EventLog } from '../events/event-log.js';
 import type { LlmProvider } from '../llm/provider.js';
 import type { ProviderDefaults, ResolvedProvider } from './provider-resolution.js';
@@ -32,6 +33,8 @@ export interface OrchestratorDeps {
   runTimeoutMs?: number;
   /** The runs' file locks (issue 9: our pipeline obeys the locks); runs take none without them. */
   locks?: RunLocks;
+  /** Claude Code and Codex as coder engines; a run that asks for one without them is refused. */
+  engines?: ExternalEngines;
   /**
    * Announces that an approval or a revert moved the project's branch (the graph module's
    * `announceMovedHeads`: the `head-moved` event and a graph refresh); nothing is said without it.

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { CLAUDE_CODE_TOKEN_HEADER } from '@/contracts/engines.js';
 import { apiRouter } from '@/server/openapi/route.js';
 import type { EventLog } from '../events/event-log.js';
 import type { Orchestrator } from './orchestrator.js';
@@ -24,6 +25,7 @@ import { runEvents, runHistory, runStatus } from './run-queries.js';
 const secretsOf = (c: Context): RequestSecrets => ({
   anthropicKey: c.req.header('x-anthropic-key')?.trim() || undefined,
   openaiKey: c.req.header('x-openai-key')?.trim() || undefined,
+  claudeCodeToken: c.req.header(CLAUDE_CODE_TOKEN_HEADER)?.trim() || undefined,
 });
 
 /** POST /api/tasks/:id/start-pipeline */

@@ -14,6 +14,8 @@ import type { NetworkPolicy } from '@/server/lib/network-policy.js';
 export interface RequestSecrets {
   anthropicKey?: string | undefined;
   openaiKey?: string | undefined;
+  /** A Claude Code OAuth token (`x-claude-code-oauth-token`), for the claude-code engine only. */
+  claudeCodeToken?: string | undefined;
 }
 
 /** The operator's defaults from the environment. */
@@ -33,6 +35,8 @@ export interface ResolvedProvider {
   /** The OpenAI-compatible base URL came from the user, not the operator: only allowed addresses. */
   openaiUserUrl?: boolean;
   scenario?: string;
+  /** Claude Code's OAuth token, when the person gave one (provider anthropic). */
+  claudeCodeToken?: string;
 }
 
 /**
@@ -76,6 +80,7 @@ export function resolveProvider(
     provider,
     anthropicKey: key,
     ...(defaults.anthropicBaseUrl ? { anthropicBaseUrl: defaults.anthropicBaseUrl } : {}),
+    ...(secrets.claudeCodeToken ? { claudeCodeToken: secrets.claudeCodeToken } : {}),
   };
 }
 

@@ -40,7 +40,8 @@ export async function recordCall(
   result: AgentResult<unknown>,
   loop?: { toolCalls: number; turns: number },
 ) {
-  const costUsd = estimateCostUsd(result.model, result.tokenUsage, { simulated: ctx.provider.simulated });
+  const costUsd =
+    result.costUsd ?? estimateCostUsd(result.model, result.tokenUsage, { simulated: ctx.provider.simulated });
   const call: AgentCallUsage = {
     agent,
     model: result.model,

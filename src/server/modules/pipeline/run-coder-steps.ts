@@ -1,9 +1,8 @@
 import type { RunCursor } from '@/contracts/run-lifecycle.js';
 import { AppError } from '@/server/lib/errors.js';
-import { createAutocoderEngine } from '../agent-tools/autocoder-engine.js';
 import { commitAll } from '../workspace/commit.js';
 import { filesWithConflictMarkers, mergeDefaultIntoWorktree } from '../workspace/update-branch.js';
-import { createOneShotEngine } from './one-shot-engine.js';
+import { coderEngineOf } from './one-shot-engine.js';
 import { buildCoderLoopPrompt } from './prompts/coder-loop-prompt.js';
 import { type CallRecords, callPatch, usagePatch } from './run-calls.js';
 import { failedCheckOf } from './run-check.js';
@@ -88,14 +87,11 @@ export async function fixWith(
     feedback: opts.feedback,
     comments: opts.comments,
   };
-  const engine =
-    ctx.coderEngine === 'autocoder'
-      ? createAutocoderEngine()
-      : createOneShotEngine(env, ctx, {
-          ...brief,
-          conflicts: unresolved,
-          wanted: ctx.fileChanges.filter((f) => f.action !== 'delete').map((f) => f.filePath),
-        });
+  const engine = coderEngineOf(env, ctx, {
+    ...brief,
+    conflicts: unresolved,
+    wanted: ctx.fileChanges.filter((f) => f.action !== 'delete').map((f) => f.filePath),
+  });
   const prompt = buildCoderLoopPrompt({ ...brief, conflicts: unresolved });
   const recorded = await runCoderStep(env, ctx, engine, prompt, message, beforeCommit);
   return persist(env, ctx, {

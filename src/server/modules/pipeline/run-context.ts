@@ -6,6 +6,8 @@ import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { CheckSandbox, CheckSettings } from '../checks/check-runner.js';
 import type { RunLocks } from '../coordination/run-locks.js';
+import type { EngineCredentials } from '../engines/engine-target.js';
+import type { ExternalEngines } from '../engines/external-engines.js';
 import type { LlmProvider } from '../llm/provider.js';
 import { branchName } from '../workspace/branch-name.js';
 import type { TaskContext } from './prompts/task-context.js';
@@ -27,6 +29,8 @@ export interface DriverEnv {
   sandbox: CheckSandbox;
   /** File locks taken before a coder's changes are applied; none without them. */
   locks?: RunLocks;
+  /** The person's coding agents (Claude Code, Codex) as coder engines; none without them. */
+  engines?: ExternalEngines;
 }
 
 /** Everything the driver needs for one run, in memory while it executes; built whole by `buildRunContext`. */
@@ -42,11 +46,15 @@ export interface RunContext extends RunRef {
   baseCommit: string | null;
   headCommit: string | null;
   provider: LlmProvider;
+  /** What the run resolved for its provider (keys in memory only), for an external coder engine. */
+  credentials: EngineCredentials;
   configs: Record<AgentType, AgentConfig>;
   /** How the coder does its steps (the task's choice, else the project's); `autocoder` gives planner and reviewer the read-only tools too. */
   coderEngine: CoderEngineId;
   /** Tool calls one agent step may make. */
   maxToolCalls: number;
+  /** The project's network allow-list for sandboxed processes (null: the operator's). */
+  allowedHosts: readonly string[] | null;
   cursor: RunCursor;
   iteration: number;
   subtasks: Subtask[];
@@ -76,7 +84,13 @@ export const FIRST_CURSOR: RunCursor = { phase: 'planning', subtaskIndex: 0, rou
 export function buildRunContext(
   row: RunRow,
   found: NonNullable<Awaited<ReturnType<typeof taskWithProject>>>,
-  run: { userId: string; handle: RunHandle; provider: LlmProvider; worktreePath: string },
+  run: {
+    userId: string;
+    handle: RunHandle;
+    provider: LlmProvider;
+    credentials: EngineCredentials;
+    worktreePath: string;
+  },
 ): RunContext {
   const cursor = row.cursor ?? FIRST_CURSOR;
   return {
@@ -99,9 +113,11 @@ export function buildRunContext(
     baseCommit: row.baseCommit,
     headCommit: row.headCommit,
     provider: run.provider,
+    credentials: run.credentials,
     configs: row.agentConfigs ?? AGENT_CONFIGS,
     coderEngine: found.task.coderEngine ?? found.project.coderEngine,
     maxToolCalls: found.project.maxToolCalls,
+    allowedHosts: found.project.sandboxAllowedHosts ?? null,
     cursor,
     iteration: row.iteration,
     subtasks: row.subtasks ?? [],

@@ -1,10 +1,9 @@
 import { MAX_ITERATIONS } from '@/contracts/pipeline.js';
-import { createAutocoderEngine } from '../agent-tools/autocoder-engine.js';
 import { repoMap } from '../workspace/context.js';
 import { diffRange } from '../workspace/diff.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
 import { executeReviewerAgent, reviewPassed } from './agents/reviewer-agent.js';
-import { createOneShotEngine } from './one-shot-engine.js';
+import { coderEngineOf } from './one-shot-engine.js';
 import { buildCoderLoopPrompt } from './prompts/coder-loop-prompt.js';
 import {
   addUnrecordedUsage,
@@ -59,13 +58,10 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
       subtaskCount: total,
       previousOutputs: ctx.fileChanges,
     };
-    const engine =
-      ctx.coderEngine === 'autocoder'
-        ? createAutocoderEngine()
-        : createOneShotEngine(env, ctx, {
-            ...brief,
-            wanted: [...(subtask.files ?? []), ...ctx.fileChanges.map((f) => f.filePath)],
-          });
+    const engine = coderEngineOf(env, ctx, {
+      ...brief,
+      wanted: [...(subtask.files ?? []), ...ctx.fileChanges.map((f) => f.filePath)],
+    });
     const recorded = await runCoderStep(env, ctx, engine, buildCoderLoopPrompt(brief), message);
     ctx.cursor = { ...ctx.cursor, subtaskIndex: index + 1 };
     current = await persist(env, ctx, {

@@ -1,9 +1,10 @@
+import path from 'node:path';
 import type { FileChange } from '@/contracts/pipeline.js';
 import type { CheckOutcome } from '@/contracts/run-lifecycle.js';
 import { readBlob } from '@/server/lib/git-objects.js';
 import { loopSpending } from '../agent-tools/agent-loop.js';
 import type { CoderEngine, CoderStep, CoderStepResult } from '../agent-tools/coder-engine.js';
-import { commitAll } from '../workspace/commit.js';
+import { commitAll, stagedChanges } from '../workspace/commit.js';
 import { changedFiles } from '../workspace/diff.js';
 import { languageOf } from '../workspace/language.js';
 import { AnswerTooLargeError, DEFAULT_MAX_ANSWER_BYTES, markUnrecorded } from './agents/agent-base.js';
@@ -86,6 +87,11 @@ export async function runCoderStep(
     },
     maxTurnBytes,
     onTurnTooLarge: () => new AnswerTooLargeError('coder', maxTurnBytes),
+    sandboxed: {
+      // The worktree's `.git` file points into the project's git directory (as for the check).
+      readOnlyPaths: [path.join(ctx.repoPath, '.git')],
+      allowedHosts: ctx.allowedHosts,
+    },
   };
   let result: CoderStepResult;
   try {
@@ -107,11 +113,19 @@ export async function runCoderStep(
       attempts: result.turns,
       durationMs: result.durationMs,
       model: result.model,
+      costUsd: result.costUsd,
     },
     result.toolCalls > 0 ? { toolCalls: result.toolCalls, turns: result.turns } : undefined,
   );
   checkGoingOn(ctx);
   await beforeCommit?.();
+  if (engine.id === 'claude-code' || engine.id === 'codex') {
+    // An external engine changes files its own way (a shell, a patch): every path the commit
+    // would change is held before it is committed, waiting for another agent's lock as today.
+    const unheld = (await stagedChanges(ctx.worktreePath)).filter((file) => !held.has(file));
+    if (unheld.length > 0) await env.locks?.hold(agent, unheld, intent, signal);
+    checkGoingOn(ctx);
+  }
   await commitStep(ctx, message);
   ctx.checkedTree = lastCheck?.passed && !changedSinceCheck ? lastCheck : undefined;
   return recorded;

@@ -69,6 +69,7 @@ async function contextOf(
     userId: run.userId,
     handle,
     provider: providerFor(env, run.resolved, row.id),
+    credentials: { ...run.resolved, runId: row.id },
     worktreePath: worktreePathOf(env.dataDir, row.id),
   });
 }

@@ -12,7 +12,7 @@ export function timelineEvents(env: DriverEnv, ctx: RunContext, agent: AgentType
     onText: (chunk) => {
       if (live()) env.transitions.events.chunk(taskId, runId, agent, sanitizeAgentOutput(chunk));
     },
-    onToolCall: async ({ callId, tool, input }) => {
+    onToolCall: async ({ callId, tool, input, engine }) => {
       if (!live()) return;
       await env.transitions.events.task(taskId, runId, {
         type: 'agent-tool-call',
@@ -22,6 +22,7 @@ export function timelineEvents(env: DriverEnv, ctx: RunContext, agent: AgentType
           callId,
           tool: sanitizeAgentOutput(tool).slice(0, 100),
           input,
+          ...(engine ? { engine } : {}),
           timestamp: env.now(),
         },
       });

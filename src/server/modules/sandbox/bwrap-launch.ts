@@ -13,6 +13,7 @@ import { allowListPredicate, narrowAllowList, parseAllowList } from './egress/ho
 import { handOver } from './hand-over.js';
 import { sandboxInitPid } from './process-group.js';
 import { sandboxEnv } from './sandbox-env.js';
+import type { SandboxRelay } from './sandbox-types.js';
 import { seccompProgram } from './seccomp.js';
 
 /**
@@ -75,6 +76,9 @@ export interface BwrapRequest {
   allowedHosts?: readonly string[] | null | undefined;
   /** Wraps the final argv (the cgroup's entry). */
   wrap?: ((argv: string[]) => string[]) | undefined;
+  stdin?: 'pipe' | undefined;
+  relays?: readonly SandboxRelay[] | undefined;
+  agentEnv?: Record<string, string> | undefined;
 }
 
 export interface BwrapLaunch {
@@ -159,6 +163,25 @@ async function startEgress(
 }
 
 /**
+ * Starts the caller's relays on Unix sockets in the run directory (the sandbox's uid may connect),
+ * each to be reached inside on its loopback port.
+ */
+async function listenRelays(
+  relays: readonly SandboxRelay[],
+  runDir: string,
+  dropTo: { uid: number; gid: number } | undefined,
+): Promise<InsideListener[]> {
+  const listeners: InsideListener[] = [];
+  for (const relay of relays) {
+    const socket = path.join(runDir, `relay-${relay.port}.sock`);
+    await relay.listen(socket);
+    if (dropTo) await chown(socket, dropTo.uid, dropTo.gid);
+    listeners.push({ port: relay.port, socket });
+  }
+  return listeners;
+}
+
+/**
  * Starts one command in bubblewrap (see bwrap-args.ts for the layout): hands the worktree to the
  * sandbox's uid (root server), starts the egress proxies its allow-list calls for, bridges its
  * exposed ports, and feeds bwrap the seccomp filter.
@@ -192,11 +215,13 @@ export async function launchBwrap(context: BwrapContext, request: BwrapRequest):
     if (denied.size < MAX_NOTED_DENIALS) denied.set(`${host}:${port}`, reason);
   });
   try {
+    const relayed = await listenRelays(request.relays ?? [], runDir, dropTo);
     const env = sandboxEnv({
       path: context.path,
       home: '/tmp',
       extra: { ...request.env, ...(egress ? proxyEnv() : {}) },
       user: request.userEnv,
+      agent: request.agentEnv,
     });
     const seccomp = seccompProgram();
     const layout: BwrapLayout = {
@@ -206,12 +231,12 @@ export async function launchBwrap(context: BwrapContext, request: BwrapRequest):
       hiddenFiles: secrets.files,
       readOnly: request.readOnlyPaths ?? [],
       readOnlyInWorktree: [...gitLink.files, ...gitLink.dirs],
-      runDir: exposed.length > 0 || egress ? runDir : undefined,
+      runDir: exposed.length > 0 || egress || relayed.length > 0 ? runDir : undefined,
       dropTo,
       setpriv: context.setprivPath ?? undefined,
       seccompFd: seccomp ? BWRAP_SECCOMP_FD : undefined,
     };
-    const listeners = egress?.listeners ?? [];
+    const listeners = [...(egress?.listeners ?? []), ...relayed];
     let argv: string[];
     if (context.socatPath || (listeners.length === 0 && exposed.length === 0)) {
       argv = withBridges({ socat: context.socatPath ?? 'socat', listeners, exposed }, request.argv);
@@ -226,7 +251,7 @@ export async function launchBwrap(context: BwrapContext, request: BwrapRequest):
       cwd: worktree,
       env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', seccomp ? 'pipe' : 'ignore'],
+      stdio: [request.stdin ?? 'ignore', 'pipe', 'pipe', 'pipe', seccomp ? 'pipe' : 'ignore'],
     });
     const filter = child.stdio[BWRAP_SECCOMP_FD];
     if (seccomp && filter instanceof Writable) {

@@ -27,6 +27,8 @@ export interface SandboxEnvOptions {
    * cannot replace what the sandbox sets (PATH, HOME, TMPDIR) nor the caller's `extra`.
    */
   user?: Record<string, string> | undefined;
+  /** A coding agent engine's variables (SpawnOptions.agentEnv): any name but the sandbox's own. */
+  agent?: Record<string, string> | undefined;
 }
 
 /** Set by the sandbox itself: a user's variable of that name would change the sandbox. */
@@ -58,6 +60,10 @@ export function sandboxEnv(options: SandboxEnvOptions): Record<string, string> {
     if (FORBIDDEN.some((pattern) => pattern.test(name))) {
       throw new Error(`${name} may not be passed to a sandboxed process`);
     }
+    env[name] = value;
+  }
+  for (const [name, value] of Object.entries(options.agent ?? {})) {
+    if (SANDBOX_OWN.test(name)) throw new Error(`${name} is set by the sandbox and may not be given`);
     env[name] = value;
   }
   return env;

@@ -28,6 +28,27 @@ export interface SpawnOptions {
    * operator's; undefined or null: the operator's list.
    */
   allowedHosts?: readonly string[] | null | undefined;
+  /** stdin a pipe the caller writes (a coding agent's control messages); closed by default. */
+  stdin?: 'pipe' | undefined;
+  /**
+   * Servers of AutoCoder's own the process reaches on its loopback (bwrap mode only): a coding
+   * agent's model relay. Inside, 127.0.0.1:<port> is forwarded to a Unix socket the sandbox makes
+   * in its private run directory and hands to `listen` before the process starts.
+   */
+  relays?: readonly SandboxRelay[] | undefined;
+  /**
+   * Variables of a coding agent engine (its endpoint, a relay inside; a placeholder credential;
+   * its switches), set after the sandbox's own and the caller's. Never a server secret: the
+   * engine's real credential stays with the relay.
+   */
+  agentEnv?: Record<string, string> | undefined;
+}
+
+export interface SandboxRelay {
+  /** The port on the sandbox's 127.0.0.1. */
+  port: number;
+  /** Starts serving on `socketPath`; the caller stops it after the process has ended. */
+  listen(socketPath: string): Promise<void>;
 }
 
 /** How the server reaches a port a sandboxed process listens on. */
@@ -58,7 +79,7 @@ export interface RunResult {
 
 /** A process running in the sandbox, for callers that keep one alive (services). */
 export interface SandboxedProcess {
-  /** stdout and stderr are pipes; stdin is closed. */
+  /** stdout and stderr are pipes; stdin is closed, or a pipe when asked for (`SpawnOptions.stdin`). */
   readonly child: ChildProcess;
   /** Resolves once the process group's leader has ended and its output is closed. */
   readonly exited: Promise<Exit>;

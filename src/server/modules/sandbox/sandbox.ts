@@ -20,6 +20,7 @@ export type {
   RunResult,
   Sandbox,
   SandboxedProcess,
+  SandboxRelay,
   SpawnOptions,
 } from './sandbox-types.js';
 
@@ -133,6 +134,9 @@ export function createSandbox(config: SandboxConfig): Sandbox {
             expose: options.expose,
             allowedHosts: options.allowedHosts,
             wrap,
+            stdin: options.stdin,
+            relays: options.relays,
+            agentEnv: options.agentEnv,
           },
         );
         child = launch.child;
@@ -141,18 +145,24 @@ export function createSandbox(config: SandboxConfig): Sandbox {
         release = launch.release;
         networkNote = launch.networkNote;
       } else {
+        if (options.relays?.length) {
+          throw new Error(
+            'relays into a sandbox need bwrap mode: in host mode the process reaches loopback itself',
+          );
+        }
         const env = sandboxEnv({
           path: config.path,
           home: privateTmp,
           extra: options.env,
           user: options.userEnv,
+          agent: options.agentEnv,
         });
         const [first, ...rest] = wrap ? wrap([program, ...args]) : [program, ...args];
         child = spawn(first as string, rest, {
           cwd: worktree,
           env,
           detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
+          stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
         });
       }
     } catch (error) {

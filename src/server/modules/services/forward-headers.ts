@@ -27,6 +27,7 @@ export const CREDENTIAL_HEADERS = [
   'proxy-authorization',
   'x-anthropic-key',
   'x-openai-key',
+  'x-claude-code-oauth-token',
   'x-discobot-credentials',
 ];
 

@@ -53,3 +53,14 @@ async function gitlinks(worktreePath: string): Promise<string[]> {
   }
   return links;
 }
+
+/**
+ * Stages everything as `commitAll` would and returns the paths the commit would change (renames
+ * as their two paths): what a step must hold WRITING locks on before it commits.
+ */
+export async function stagedChanges(worktreePath: string): Promise<string[]> {
+  await refuseNestedGit(worktreePath);
+  await stageAll(worktreePath);
+  const out = await gitText(['diff', '--cached', '--name-only', '--no-renames', '-z'], { cwd: worktreePath });
+  return out.split('\0').filter(Boolean);
+}

@@ -79,6 +79,8 @@ export interface AgentResult<T> {
   attempts: number;
   durationMs: number;
   model: string;
+  /** The cost the engine reported itself (Claude Code), used instead of AutoCoder's estimate. */
+  costUsd?: number | undefined;
 }
 
 /** The answer grew past the configured cap (AUTOCODER_MAX_ANSWER_BYTES); its stream was aborted. */
