@@ -4,7 +4,7 @@ import type { AgentType } from '@/contracts/pipeline';
 import { Button } from '@/web/components/ui/button';
 import { useFollowScroll } from '../hooks/use-follow-scroll';
 import type { AgentLogEntry } from '../stores/run-state';
-import { buildTimeline } from '../utils/timeline';
+import { buildTimeline, type TimelineItem } from '../utils/timeline';
 import { ProseBlock } from './timeline/prose-block';
 import { ToolCallLine } from './timeline/tool-call-line';
 import { UsageLine } from './timeline/usage-line';
@@ -23,6 +23,23 @@ interface LogPaneProps {
 }
 
 /**
+ * The tool calls that name the external agent (Claude Code, Codex) that made them: the first of
+ * each step (a step ends with its usage line), and any after a call by another engine or AutoCoder.
+ */
+function engineNamedKeys(items: readonly TimelineItem[]): Set<string> {
+  const keys = new Set<string>();
+  let previous: string | undefined;
+  for (const item of items) {
+    if (item.kind === 'usage') previous = undefined;
+    if (item.kind !== 'tool') continue;
+    const engine = item.entry.engine;
+    if (engine && engine !== previous) keys.add(item.key);
+    previous = engine;
+  }
+  return keys;
+}
+
+/**
  * One agent's timeline: its prose and one line per tool call, in the order the stream gave them,
  * in a dark box that follows new lines while read at the bottom. Only the end of a long log is drawn.
  */
@@ -38,6 +55,7 @@ export function LogPane({
 }: LogPaneProps) {
   const boxRef = useRef<HTMLDivElement>(null);
   const timeline = useMemo(() => buildTimeline(entries), [entries]);
+  const engineNamed = useMemo(() => engineNamedKeys(timeline.items), [timeline.items]);
   const { following, onScroll, jumpToLatest } = useFollowScroll(boxRef, timeline.size, visible);
   const last = timeline.items.length - 1;
 
@@ -77,7 +95,12 @@ export function LogPane({
                 {item.kind === 'prose' ? (
                   <ProseBlock text={item.text} live={live && index === last} />
                 ) : item.kind === 'tool' ? (
-                  <ToolCallLine entry={item.entry} live={live} onShowCheck={onShowCheck} />
+                  <ToolCallLine
+                    entry={item.entry}
+                    live={live}
+                    onShowCheck={onShowCheck}
+                    showEngine={engineNamed.has(item.key)}
+                  />
                 ) : (
                   <UsageLine entry={item.entry} />
                 )}

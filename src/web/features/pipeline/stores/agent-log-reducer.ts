@@ -56,6 +56,7 @@ export function appendToolCall(logs: RunLogs, data: AgentToolCallData, id: numbe
     callId: String(data.callId),
     tool: typeof data.tool === 'string' ? data.tool : '',
     input: objectOf(data.input),
+    ...(data.engine === 'claude-code' || data.engine === 'codex' ? { engine: data.engine } : {}),
     timestamp: data.timestamp,
     result: null,
     checksBefore: checksBefore(logs),

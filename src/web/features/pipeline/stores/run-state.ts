@@ -2,6 +2,7 @@ import {
   ACTIVE_PHASES,
   type ActivePhase,
   type AgentCallUsage,
+  type AgentToolCallData,
   type AgentToolResultData,
   type AgentType,
   type CheckResultData,
@@ -29,6 +30,9 @@ export interface ProseEntry extends LogEntry {
   kind: 'prose';
 }
 
+/** A coding agent the server runs in its sandbox, whose calls name their own tools. */
+export type ExternalEngine = NonNullable<AgentToolCallData['engine']>;
+
 /** One tool call of an agent's loop, with what it came to once its result arrives. */
 export interface ToolEntry {
   kind: 'tool';
@@ -38,6 +42,8 @@ export interface ToolEntry {
   /** The tool's name as the model sent it ('' when only the result was seen). */
   tool: string;
   input: Record<string, unknown>;
+  /** The external coding agent that made the call (its own tool names); absent for AutoCoder's. */
+  engine?: ExternalEngine;
   timestamp: number;
   /** Null while the call runs (or when the run stopped before it ended). */
   result: AgentToolResultData | null;
