@@ -20,6 +20,8 @@ import { createModelRelay } from './model-relay.js';
 
 /** Claude Code's tools that write a file: each asks AutoCoder's lock rules first. */
 const EDITING_TOOLS = 'Edit|Write|MultiEdit|NotebookEdit';
+/** Claude Code's own retries of a failed model request before the step gives up (its limit is 10). */
+const ENGINE_RETRIES = 3;
 /** A hook may wait this long (seconds) for a lock: longer than any lock wait. */
 const HOOK_TIMEOUT_SECONDS = 3_600;
 
@@ -204,6 +206,32 @@ export function createClaudeCodeEngine(options: ClaudeCodeEngineOptions): CoderE
                 const shown = asBuiltInCall(call.tool, call.input);
                 await step.events.onToolResult({ callId: block.tool_use_id, ...shown, result });
               }
+              break;
+            }
+            case 'system': {
+              const note = message as { subtype?: string; error_status?: number | null; attempt?: number };
+              if (note.subtype !== 'api_retry') break;
+              // Claude Code retries a refused request up to ten times over minutes. A refused key
+              // or a rate limit ends the step at once, as for the built-in coder; other errors
+              // get a few of its retries.
+              const status = note.error_status ?? 0;
+              if (
+                status === 401 ||
+                status === 403 ||
+                status === 429 ||
+                (note.attempt ?? 0) >= ENGINE_RETRIES
+              ) {
+                throw engineFailure(
+                  'Claude Code',
+                  proc,
+                  relay.stats,
+                  clean,
+                  `the model endpoint answered ${status || 'nothing'}`,
+                );
+              }
+              step.events.onText(
+                `\n[Claude Code] The model endpoint answered ${status || 'nothing'}; retrying…\n`,
+              );
               break;
             }
             case 'result':

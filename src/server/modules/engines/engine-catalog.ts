@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { EngineInfo } from '@/contracts/engines.js';
@@ -32,12 +32,13 @@ const INSTALL: Record<ExternalEngineId, string> = {
 
 const require = createRequire(import.meta.url);
 
+/** Where Node would find the package `name` from here (its package.json need not be exported). */
 function packageDirOf(name: string): string | null {
-  try {
-    return path.dirname(require.resolve(`${name}/package.json`));
-  } catch {
-    return null;
+  for (const dir of require.resolve.paths(name) ?? []) {
+    const candidate = path.join(dir, name);
+    if (existsSync(path.join(candidate, 'package.json'))) return candidate;
   }
+  return null;
 }
 
 function versionOf(dir: string): string {

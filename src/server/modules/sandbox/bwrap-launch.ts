@@ -118,6 +118,19 @@ async function outermostClosed(dir: string): Promise<string> {
   return dir;
 }
 
+/**
+ * The directories a root server's sandbox replaces with a tmpfs: for each hidden directory and each
+ * read-only path (an engine's program under /root, say), the outermost directory on its way that
+ * the sandbox's uid could not enter anyway, so that bwrap can lay the path out inside the tmpfs.
+ * Nested ones are left out (the outer tmpfs covers them).
+ */
+async function closedAncestors(paths: readonly string[]): Promise<string[]> {
+  const closed = [...new Set(await Promise.all(paths.map(outermostClosed)))];
+  return closed.filter(
+    (dir) => !closed.some((other) => other !== dir && dir.startsWith(`${other}${path.sep}`)),
+  );
+}
+
 /** Paths among `candidates` that exist, split into directories and other files. */
 export async function existing(candidates: readonly string[]): Promise<{ dirs: string[]; files: string[] }> {
   const dirs: string[] = [];
@@ -227,7 +240,9 @@ export async function launchBwrap(context: BwrapContext, request: BwrapRequest):
     const layout: BwrapLayout = {
       worktree,
       tmpBytes: context.tmpBytes,
-      hiddenDirs: dropTo ? await Promise.all(secrets.dirs.map(outermostClosed)) : secrets.dirs,
+      hiddenDirs: dropTo
+        ? await closedAncestors([...secrets.dirs, ...(request.readOnlyPaths ?? [])])
+        : secrets.dirs,
       hiddenFiles: secrets.files,
       readOnly: request.readOnlyPaths ?? [],
       readOnlyInWorktree: [...gitLink.files, ...gitLink.dirs],

@@ -20,6 +20,9 @@ export interface ScriptedRequest {
   turn: number;
   /** The role its system prompt names ("# Role: coder"), if any. */
   agent: string | undefined;
+  /** The request's credential headers, as they arrived. */
+  apiKey: string | undefined;
+  authorization: string | undefined;
 }
 
 export interface ScriptedEndpoint {
@@ -59,6 +62,8 @@ export async function startScriptedEndpoint(
       agent: /#\s*Role:\s*(\w+)/i
         .exec(JSON.stringify(body.system ?? messages[0]?.content ?? ''))?.[1]
         ?.toLowerCase(),
+      apiKey: req.headers['x-api-key'] as string | undefined,
+      authorization: req.headers.authorization,
     };
     requests.push(request);
     const turn = await script(request);
