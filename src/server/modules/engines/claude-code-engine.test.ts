@@ -14,8 +14,9 @@ import { EngineFailedError } from './engine-errors.js';
 import { engineTargetOf } from './engine-target.js';
 import { type EngineGround, engineGround, engineStep, engineTestsSkipped } from './engine-testing.js';
 
-// biome-ignore lint/style/noProcessEnv: the CI switch that makes a missing engine fail, not skip
-const skipped = engineTestsSkipped('claude-code', process.env.AUTOCODER_TEST_ENGINES === 'required');
+const PATH = process.env.PATH ?? '/usr/bin:/bin';
+// CI sets it: a missing engine fails the tests there instead of skipping them.
+const skipped = engineTestsSkipped('claude-code', process.env.AUTOCODER_TEST_ENGINES === 'required', PATH);
 
 /** The person's key: it must reach the endpoint, and nothing else. */
 const KEY = 'sk-ant-api03-person-key-for-the-engine-test-0123456789';
@@ -27,7 +28,7 @@ describe.skipIf(skipped)('Claude Code as the coder engine (the real CLI in the s
   const catalog = createEngineCatalog({ sandboxRefusal: () => null });
 
   beforeAll(async () => {
-    ground = await engineGround();
+    ground = await engineGround(PATH);
     endpoint = await startScriptedEndpoint((request) => {
       if (request.agent !== 'coder') return { text: 'ok' };
       return script(request.turn, request.results);

@@ -13,8 +13,8 @@ import { type ExternalEngineId, findEngineBinary } from './engine-catalog.js';
  * must be installed. CI sets AUTOCODER_TEST_ENGINES=required, and then a missing one fails the
  * tests instead of skipping them.
  */
-export function engineTestsSkipped(id: ExternalEngineId, required: boolean): boolean {
-  const installed = 'found' in findEngineBinary(id) && findBwrap(process.env.PATH ?? '') !== null;
+export function engineTestsSkipped(id: ExternalEngineId, required: boolean, searchPath: string): boolean {
+  const installed = 'found' in findEngineBinary(id) && findBwrap(searchPath) !== null;
   if (!installed && required) {
     throw new Error(`${id} or bubblewrap is not installed, and AUTOCODER_TEST_ENGINES=required`);
   }
@@ -40,13 +40,13 @@ export interface EngineGround {
   worktree: string;
 }
 
-/** A bubblewrap sandbox over a data dir laid out as the server keeps it (no network). */
-export async function engineGround(): Promise<EngineGround> {
+/** A bubblewrap sandbox over a data dir laid out as the server keeps it (no network); `searchPath` is its PATH. */
+export async function engineGround(searchPath: string): Promise<EngineGround> {
   const fx = await sandboxFixture();
   const sandbox = createSandbox({
     mode: 'bwrap',
-    bwrapPath: findBwrap(process.env.PATH ?? ''),
-    path: process.env.PATH ?? '/usr/bin:/bin',
+    bwrapPath: findBwrap(searchPath),
+    path: searchPath,
     hidden: [fx.dataDir],
   });
   await mkdir(path.join(fx.worktree, 'src'), { recursive: true });
