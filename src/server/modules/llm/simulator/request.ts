@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { anthropicToolParts } from './anthropic-tools.js';
 import { openAiToolParts } from './openai-tools.js';
 import type { PromptSegment } from './prompt-cache.js';
-import { BadRequest, textOf } from './request-basics.js';
+import { BadRequest, isObject, textOf } from './request-basics.js';
 import type { ToolConversation } from './tool-conversation.js';
 
 export { BadRequest } from './request-basics.js';
@@ -68,11 +68,19 @@ export function parseAnthropicRequest(body: Record<string, unknown>): SimRequest
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     throw new BadRequest('messages: at least one message is required');
   }
-  const parts = anthropicToolParts(body, body.messages);
+  // Claude Code puts context in messages with role "system" among the others: taken as system text.
+  const isSystem = (m: unknown) => isObject(m) && m.role === 'system';
+  const messages = body.messages.filter((m) => !isSystem(m));
+  if (messages.length === 0) throw new BadRequest('messages: at least one message is required');
+  const system = [
+    textOf(body.system),
+    ...body.messages.filter(isSystem).map((m) => textOf((m as { content?: unknown }).content)),
+  ];
+  const parts = anthropicToolParts(body, messages);
   return {
     model,
-    system: textOf(body.system),
-    prompt: parts.conversation ? parts.firstUser : lastUserText(body.messages),
+    system: system.filter(Boolean).join('\n'),
+    prompt: parts.conversation ? parts.firstUser : lastUserText(messages),
     maxTokens: body.max_tokens,
     stream: body.stream === true,
     includeUsage: true,

@@ -51,6 +51,11 @@ export interface Scenario {
    * (`big-edit=src/big.ts`): read a line range, search, edit_file that line, check, finish.
    */
   bigEdit?: string;
+  /**
+   * An external coder engine (Claude Code, Codex) first runs a shell command that takes this many
+   * seconds (`engine-sleep=30`: `sleep 30`), so a test can catch the engine in the middle of a step.
+   */
+  engineSleepSeconds?: number;
   /** Misbehaviours of a tool-using agent (`tool-error@coder`, …); absent when none. */
   toolFaults?: ToolFault[];
   /** In the order given: for one agent, the first unexhausted fault applies to its next call. */
@@ -61,6 +66,7 @@ export interface Scenario {
 
 const MAX_TIMES = 100;
 const MAX_SLOW_MS = 60_000;
+const MAX_ENGINE_SLEEP_SECONDS = 600;
 const MAX_HUGE_BYTES = 64 * 1024 * 1024;
 const AGENT = `(${[...AGENT_TYPES, 'any'].join('|')})`;
 const TIMES = String.raw`(?:\s*[x*×]\s*(\d+))?`;
@@ -68,6 +74,7 @@ const STATUS_FAULT = new RegExp(`^(error|stream-error)\\s*=\\s*(\\d{3})\\s*@\\s*
 const PLAIN_FAULT = new RegExp(`^(malformed|drop)\\s*@\\s*${AGENT}${TIMES}$`, 'i');
 const HUGE_FAULT = new RegExp(`^huge\\s*=\\s*(\\d+)\\s*@\\s*${AGENT}${TIMES}$`, 'i');
 const NUMBER_SETTING = /^(review-fails|slow)\s*=\s*(\d+)$/i;
+const ENGINE_SLEEP_SETTING = /^engine-sleep\s*=\s*(\d+)$/i;
 /** Stream shapes for load tests: delta size and coder answer size. */
 const SHAPE_SETTING = /^(chunk|coder-bytes)\s*=\s*(\d+)$/i;
 const MAX_CHUNK_CHARS = 4096;
@@ -94,6 +101,11 @@ function parseDirective(source: string, scenario: Scenario): boolean {
   const bigEdit = BIG_EDIT_SETTING.exec(source);
   if (bigEdit && !bigEdit[1]!.split('/').includes('..')) {
     scenario.bigEdit = bigEdit[1]!;
+    return true;
+  }
+  const engineSleep = ENGINE_SLEEP_SETTING.exec(source);
+  if (engineSleep) {
+    scenario.engineSleepSeconds = Math.min(MAX_ENGINE_SLEEP_SECONDS, Number(engineSleep[1]));
     return true;
   }
   const toolFault = TOOL_FAULT.exec(source);
@@ -181,6 +193,10 @@ function parseDirective(source: string, scenario: Scenario): boolean {
  * - `loop@<agent>`: the agent never ends its step, making valid read-only calls forever.
  * - `bad-calls@<agent>`: every call is bad (an unknown tool or invalid arguments), forever.
  * - `big-edit=<path>`: the coder changes one line in the middle of that existing (large) file, and nothing else.
+ * External coder engines (Claude Code, Codex, run with the simulator as their model):
+ * - `engine-sleep=<seconds>`: the step first runs `sleep <seconds>` (at most 600) through the engine's shell
+ *   tool (Bash / exec_command), then does its work: a step long enough to cancel in the middle.
+ * - `error=<status>@coder` and the other faults above apply to an engine's requests as the coder's.
  * `<agent>` is planner, coder, reviewer or any; `xN` repeats a fault for the first N calls of a run.
  * Never throws: what it does not understand lands in `invalid`.
  */

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentType } from '@/contracts/pipeline.js';
 import { argumentPieces, buildCompletion, chunksOf } from './completion.js';
+import { type EngineStep, engineCompletion, engineStepOf } from './engine-completion.js';
+import { engineMarked } from './engine-prompts.js';
 import { parsePrompt } from './prompt.js';
 import { PromptCache } from './prompt-cache.js';
 import {
@@ -22,6 +24,8 @@ import {
   readJson,
   type SimRequest,
 } from './request.js';
+import { responsesProtocol } from './responses-protocol.js';
+import { parseResponsesRequest } from './responses-request.js';
 import { type Fault, FaultLedger, parseScenario, scenarioFromPrompt } from './scenario.js';
 
 export interface SimulatorOptions {
@@ -150,9 +154,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, path: string, sim: SimRequest) {
-    const scenarioText = header(req, 'x-simulator-scenario') ?? scenarioFromPrompt(sim.prompt);
+    // An external coder engine's turn of an AutoCoder step (Claude Code, Codex), or another of its requests.
+    const responses = path.endsWith('/responses');
+    const step = engineStepOf(sim);
+    const engine = step !== undefined || responses || engineMarked(sim.system) !== undefined;
+    const prompt = step?.prompt ?? sim.prompt;
+    const scenarioText = header(req, 'x-simulator-scenario') ?? scenarioFromPrompt(prompt);
     const scenario = parseScenario(scenarioText);
-    const info = parsePrompt(sim.system, sim.prompt);
+    const info = step?.info ?? parsePrompt(sim.system, sim.prompt);
     const runKey = header(req, 'x-autocoder-run-id') ?? GLOBAL_RUN;
     const fault = ledger.take(runKey, info.agent, scenario.faults);
     events.emit('request', { path, agent: info.agent, runKey, fault: fault?.source });
@@ -164,8 +173,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     served += 1;
     const openai = path.endsWith('/chat/completions');
-    const completion = buildCompletion({ sim, info, scenario, fault, served, openai, runKey, promptCache });
-    const protocol = openai ? openAiProtocol(sim.includeUsage) : anthropicProtocol;
+    const completion = engine
+      ? engineAnswer(sim, step, responses, scenario, fault, runKey)
+      : buildCompletion({ sim, info, scenario, fault, served, openai, runKey, promptCache });
+    const protocol = responses
+      ? responsesProtocol()
+      : openai
+        ? openAiProtocol(sim.includeUsage)
+        : anthropicProtocol;
     if (!streamed) {
       if (fault?.kind === 'drop') res.socket?.destroy();
       else sendJson(res, 200, protocol.message(completion), { 'request-id': completion.id });
@@ -176,9 +191,23 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     events.emit('stream-end', { path, agent: info.agent, runKey, outcome });
   }
 
+  function engineAnswer(
+    sim: SimRequest,
+    step: EngineStep | undefined,
+    responses: boolean,
+    scenario: ReturnType<typeof parseScenario>,
+    fault: Fault | undefined,
+    runKey: string,
+  ) {
+    const wire = responses ? 'responses' : 'anthropic';
+    return engineCompletion({ sim, step, wire, scenario, fault, served, runKey, promptCache });
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
+    // The query is not part of the route (Claude Code posts to /v1/messages?beta=true).
     const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
-    if (req.method === 'GET' && (path === '/' || path === '/health')) {
+    if ((req.method === 'GET' || req.method === 'HEAD') && (path === '/' || path === '/health')) {
+      // Claude Code checks the endpoint with HEAD / before its first request.
       sendJson(res, 200, {
         name: 'autocoder-simulator',
         simulated: true,
@@ -188,7 +217,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     const anthropic = path === '/v1/messages';
     const openai = path === '/v1/chat/completions' || path === '/chat/completions';
-    if (req.method !== 'POST' || (!anthropic && !openai)) {
+    const responses = path === '/v1/responses' || path === '/responses';
+    if (req.method !== 'POST' || (!anthropic && !openai && !responses)) {
       sendError(res, 404, `No route for ${req.method} ${path}`);
       return;
     }
@@ -198,7 +228,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     try {
       const body = await readJson(req);
-      await answer(req, res, path, anthropic ? parseAnthropicRequest(body) : parseOpenAiRequest(body));
+      const sim = anthropic
+        ? parseAnthropicRequest(body)
+        : responses
+          ? parseResponsesRequest(body, (text) => engineMarked(text) !== undefined)
+          : parseOpenAiRequest(body);
+      await answer(req, res, path, sim);
     } catch (error) {
       if (res.headersSent) res.destroy();
       else if (error instanceof BadRequest) sendError(res, error.status, error.message);
