@@ -71,6 +71,7 @@ const RUN_START_ERRORS = [
   'INVALID_API_KEY',
   'ADDRESS_NOT_ALLOWED',
   'TOO_MANY_PIPELINES',
+  'ENGINE_UNAVAILABLE',
 ] as const;
 
 export const start = apiRoute(
