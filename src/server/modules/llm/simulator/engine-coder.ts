@@ -9,7 +9,7 @@ import { type CallRecord, callsOf, type PlannedCall, type ToolTurn } from './too
  * The simulated model behind an external coding agent (Claude Code, Codex) doing one of
  * AutoCoder's coder steps with the agent's own tools. Decided afresh from the conversation on
  * every turn, as the built-in tool coder is:
- * 1. with `engine-sleep=<s>`, a slow shell command first (`sleep <s>`);
+ * 1. with `engine-sleep=<s>`, a slow shell command first (`echo …; sleep <s>`);
  * 2. one shell command that prints, base64-encoded, each file the step may change (or that it is
  *    missing), so the step knows their exact content;
  * 3. the changes, all in one turn: Claude Code's `Write {file_path, content}`; for Codex an
@@ -20,6 +20,8 @@ import { type CallRecord, callsOf, type PlannedCall, type ToolTurn } from './too
  * Paths are relative to the engine's working directory, the task's worktree.
  */
 
+/** The slow command of `engine-sleep` says so first. */
+const SLOW_STEP = 'Simulated slow step';
 /** Each file's state is printed between these lines. */
 const PROBE = '@@autocoder-probe';
 /** Past this many model turns the step ends, whatever it has seen: a bound against a misread conversation. */
@@ -229,13 +231,13 @@ export function engineCoderTurn(
   }
 
   const seconds = scenario.engineSleepSeconds;
-  const slept = calls.some((call) => tools.commandOf(call)?.startsWith('sleep '));
+  const slept = calls.some((call) => tools.commandOf(call)?.includes(SLOW_STEP));
   if (seconds && !slept) {
+    // Not a bare `sleep`: Claude Code refuses a command that starts with a sleep of 25 s or more.
+    const command = `echo '${SLOW_STEP}: sleep ${seconds}' && sleep ${seconds}`;
     return {
       text: `${who}: a slow command first (sleep ${seconds}).`,
-      calls: [
-        tools.shell(`sleep ${seconds}`, `Wait ${seconds} seconds (a slow step, simulated)`, seconds + 60),
-      ],
+      calls: [tools.shell(command, `Wait ${seconds} seconds (a slow step, simulated)`, seconds + 60)],
     };
   }
 

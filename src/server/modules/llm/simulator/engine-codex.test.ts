@@ -148,7 +148,7 @@ describe.skipIf(skipEngine(CODEX_BIN))('Codex with the simulator as its model', 
       for (const [path, content] of want) expect(await readFile(join(repo.repo, path), 'utf8')).toBe(content);
       expect(want.get(MAIN)).not.toBe(first.get(MAIN));
       const ran = commands(run);
-      expect(ran[0]!.command).toContain('sleep 1');
+      expect(ran[0]!.command).toContain('&& sleep 1');
       expect(ran).toHaveLength(3);
       console.info(`codex, existing file and sleep: ${run.ms} ms`);
     },

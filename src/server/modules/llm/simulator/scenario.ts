@@ -53,7 +53,7 @@ export interface Scenario {
   bigEdit?: string;
   /**
    * An external coder engine (Claude Code, Codex) first runs a shell command that takes this many
-   * seconds (`engine-sleep=30`: `sleep 30`), so a test can catch the engine in the middle of a step.
+   * seconds (`engine-sleep=30`: `… && sleep 30`), so a test can catch the engine in the middle of a step.
    */
   engineSleepSeconds?: number;
   /** Misbehaviours of a tool-using agent (`tool-error@coder`, …); absent when none. */
@@ -194,7 +194,7 @@ function parseDirective(source: string, scenario: Scenario): boolean {
  * - `bad-calls@<agent>`: every call is bad (an unknown tool or invalid arguments), forever.
  * - `big-edit=<path>`: the coder changes one line in the middle of that existing (large) file, and nothing else.
  * External coder engines (Claude Code, Codex, run with the simulator as their model):
- * - `engine-sleep=<seconds>`: the step first runs `sleep <seconds>` (at most 600) through the engine's shell
+ * - `engine-sleep=<seconds>`: the step first runs `echo …; sleep <seconds>` (at most 600) through the engine's shell
  *   tool (Bash / exec_command), then does its work: a step long enough to cancel in the middle.
  * - `error=<status>@coder` and the other faults above apply to an engine's requests as the coder's.
  * `<agent>` is planner, coder, reviewer or any; `xN` repeats a fault for the first N calls of a run.
