@@ -176,8 +176,13 @@ describe('the simulator serving engines', () => {
       ],
       tools: [{ type: 'function', name: 'exec_command', parameters: { type: 'object' } }],
     };
+    const seen: unknown[] = [];
+    sim.events.on('request', (event) => seen.push(event));
     const res = await post('/v1/responses', body);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(seen).toEqual([
+      { path: '/v1/responses', agent: 'coder', runKey: 'global', fault: undefined, engine: 'codex' },
+    ]);
     const all = events(await res.text());
     const done = all.find(
       (e) =>

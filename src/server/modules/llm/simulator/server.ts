@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentType } from '@/contracts/pipeline.js';
 import { argumentPieces, buildCompletion, chunksOf } from './completion.js';
 import { type EngineStep, engineCompletion, engineStepOf } from './engine-completion.js';
-import { engineMarked } from './engine-prompts.js';
+import { type CoderEngine, engineMarked } from './engine-prompts.js';
 import { parsePrompt } from './prompt.js';
 import { PromptCache } from './prompt-cache.js';
 import {
@@ -41,7 +41,16 @@ export type StreamOutcome = 'completed' | 'client-closed' | 'dropped' | 'stream-
 
 export interface SimulatorEvents {
   /** A request reached the answering stage (auth and body passed). */
-  request: [{ path: string; agent: AgentType | undefined; runKey: string; fault: string | undefined }];
+  request: [
+    {
+      path: string;
+      agent: AgentType | undefined;
+      runKey: string;
+      fault: string | undefined;
+      /** The external coder engine whose step this request is a turn of (Claude Code, Codex). */
+      engine?: CoderEngine;
+    },
+  ];
   'stream-end': [{ path: string; agent: AgentType | undefined; runKey: string; outcome: StreamOutcome }];
 }
 
@@ -164,7 +173,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const info = step?.info ?? parsePrompt(sim.system, sim.prompt);
     const runKey = header(req, 'x-autocoder-run-id') ?? GLOBAL_RUN;
     const fault = ledger.take(runKey, info.agent, scenario.faults);
-    events.emit('request', { path, agent: info.agent, runKey, fault: fault?.source });
+    events.emit('request', {
+      path,
+      agent: info.agent,
+      runKey,
+      fault: fault?.source,
+      ...(step ? { engine: step.engine } : {}),
+    });
 
     const streamed = sim.stream && fault?.kind !== 'error';
     if (fault?.kind === 'error' || (!sim.stream && fault?.kind === 'stream-error')) {
