@@ -39,6 +39,8 @@ export interface TestAppOptions {
   app?: Partial<AppOptions>;
   /** AUTOCODER_SANDBOX as an operator would set it; by default chosen as on a loopback server. */
   sandboxMode?: SandboxMode;
+  /** Collects every log line the server writes (level debug), for tests that search them. */
+  logLines?: string[];
 }
 
 /**
@@ -61,7 +63,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const runtime = await createRuntime({
     database,
     dataDir,
-    logger: createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'),
+    logger: options.logLines
+      ? createLogger('debug', {}, (line) => options.logLines?.push(line))
+      : createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'),
     now: () => Date.now() + offset,
     rateLimitStore: createMemoryRateLimitStore(),
     rateLimits: RELAXED_LIMITS,

@@ -129,7 +129,7 @@ describe.skipIf(skipEngine(CLAUDE_BIN))('Claude Code with the simulator as its m
         name: 'Bash',
         input: { command: expect.stringContaining('&& sleep 1') },
       });
-      expect(calls.map((c) => c.name)).toEqual(['Bash', 'Bash', 'Write']);
+      expect(calls.map((c) => c.name)).toEqual(['Bash', 'Bash', 'Read', 'Write']);
       console.info(`claude-code, existing file and sleep: ${run.ms} ms`);
     },
     CLI_TEST_TIMEOUT_MS,

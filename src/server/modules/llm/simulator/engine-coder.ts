@@ -93,6 +93,12 @@ interface EngineTools {
   write(path: string, content: string): PlannedCall;
   /** The file a call writes, when it is a write. */
   writes(call: CallRecord): string | undefined;
+  /**
+   * Claude Code refuses a Write of an existing file its session has not read: the read call of
+   * such a file, and the file a call read. Codex has no such rule.
+   */
+  read?(path: string): PlannedCall;
+  reads?(call: CallRecord): string | undefined;
 }
 
 const stringField = (call: CallRecord, name: string) => {
@@ -113,6 +119,8 @@ const CLAUDE_CODE: EngineTools = {
   write: (path, content) => ({ name: 'Write', input: { file_path: path, content } }),
   writes: (call) =>
     call.name === 'Write' || call.name === 'Edit' ? stringField(call, 'file_path') : undefined,
+  read: (path) => ({ name: 'Read', input: { file_path: path } }),
+  reads: (call) => (call.name === 'Read' ? stringField(call, 'file_path') : undefined),
 };
 
 const CODEX: EngineTools = {
@@ -265,6 +273,13 @@ export function engineCoderTurn(
     }
     if (changes.length === 0) return finish('Nothing needed changing.');
     const written = changes.map((call) => tools.writes(asRecord(call))!);
+    if (tools.read && tools.reads) {
+      const read = new Set(calls.map((call) => tools.reads?.(call)).filter(Boolean));
+      const unread = written.filter((path) => existing.has(path) && !read.has(path));
+      if (unread.length > 0) {
+        return { text: `${who}: reading ${list(unread)} before changing it.`, calls: unread.map(tools.read) };
+      }
+    }
     return { text: `${who}: writing ${list(written)}.`, calls: changes };
   }
 
