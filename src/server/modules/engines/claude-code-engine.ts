@@ -6,7 +6,7 @@ import { LlmError } from '../llm/provider.js';
 import { redactSecrets } from '../llm/redact.js';
 import type { EngineBinary } from './engine-catalog.js';
 import { EngineFailedError, engineFailure } from './engine-errors.js';
-import { DeferredProcess, type EngineSandbox, relayEndpoint } from './engine-process.js';
+import { DeferredProcess, type EngineSandbox, insideAddress, RELAY_PORT } from './engine-process.js';
 import { engineInstructions } from './engine-prompt.js';
 import { type EngineTarget, PLACEHOLDER_ANTHROPIC_KEY, PLACEHOLDER_OAUTH_TOKEN } from './engine-target.js';
 import {
@@ -83,7 +83,7 @@ export function createClaudeCodeEngine(options: ClaudeCodeEngineOptions): CoderE
       };
       step.signal.addEventListener('abort', onCancel, { once: true });
       try {
-        const endpoint = await relayEndpoint(sandbox, relay);
+        const endpoint = await insideAddress(sandbox, RELAY_PORT, relay);
         const agentEnv: Record<string, string> = {
           ...QUIET_ENV,
           ANTHROPIC_BASE_URL: endpoint.url,
@@ -133,7 +133,7 @@ export function createClaudeCodeEngine(options: ClaudeCodeEngineOptions): CoderE
                 command: [spawn.command, ...spawn.args],
                 cwd: step.worktree,
                 stdin: 'pipe',
-                relays: endpoint.relays,
+                relays: endpoint.relay ? [endpoint.relay] : undefined,
                 agentEnv: { ...agentEnv, ...(entry ? { CLAUDE_CODE_ENTRYPOINT: entry } : {}) },
                 readOnlyPaths: [...(step.sandboxed?.readOnlyPaths ?? []), binary.packageDir],
                 allowedHosts: step.sandboxed?.allowedHosts ?? null,

@@ -7,10 +7,17 @@ import { LlmError } from '../llm/provider.js';
 import { redactSecrets } from '../llm/redact.js';
 import type { EngineBinary } from './engine-catalog.js';
 import { EngineFailedError, engineFailure } from './engine-errors.js';
-import { DeferredProcess, type EngineSandbox, relayEndpoint } from './engine-process.js';
+import {
+  DeferredProcess,
+  type EngineSandbox,
+  insideAddress,
+  LOCK_TOOLS_PORT,
+  RELAY_PORT,
+} from './engine-process.js';
 import { engineInstructions } from './engine-prompt.js';
 import { type EngineTarget, PLACEHOLDER_OPENAI_KEY } from './engine-target.js';
 import { createModelRelay } from './model-relay.js';
+import { createStepLockMcp, STEP_MCP_NAME } from './step-lock-mcp.js';
 
 /** Where Codex keeps its state inside the sandbox: the sandbox's private /tmp, gone with it. */
 const CODEX_HOME = '/tmp/.codex';
@@ -32,8 +39,9 @@ function toml(text: string): string {
 }
 
 /** `codex exec`'s arguments: JSON events, no approvals and no sandbox of its own (ours is the boundary), our endpoint. */
-export function codexArgs(baseUrl: string, model: string): string[] {
-  const provider = `{name=${toml('AutoCoder relay')},base_url=${toml(`${baseUrl}/v1`)},env_key=${toml(CREDENTIAL_VARIABLE)},wire_api="responses"}`;
+export function codexArgs(baseUrl: string, model: string, lockToolsUrl: string): string[] {
+  // Its own retries of a refused request are few: a refused key or a rate limit pauses the run.
+  const provider = `{name=${toml('AutoCoder relay')},base_url=${toml(`${baseUrl}/v1`)},env_key=${toml(CREDENTIAL_VARIABLE)},wire_api="responses",request_max_retries=2,stream_max_retries=2}`;
   return [
     'exec',
     '--json',
@@ -45,6 +53,8 @@ export function codexArgs(baseUrl: string, model: string): string[] {
     `model_providers.autocoder=${provider}`,
     '-c',
     'analytics.enabled=false',
+    '-c',
+    `mcp_servers.${STEP_MCP_NAME}={url=${toml(lockToolsUrl)},startup_timeout_sec=30,tool_timeout_sec=3600}`,
     '-m',
     model,
     '-',
@@ -64,6 +74,8 @@ interface CodexItem {
   tool?: string;
   arguments?: unknown;
   error?: { message?: string } | null;
+  /** An MCP tool call's result: its content blocks, and whether the tool said it failed. */
+  result?: { content?: { text?: unknown }[]; is_error?: boolean; isError?: boolean } | null;
   query?: string;
   message?: string;
 }
@@ -119,10 +131,13 @@ function resultOf(item: CodexItem): ToolResult {
         : { ok: true, output: files, summary };
     }
     case 'mcp_tool_call': {
-      const summary = `${item.server ?? 'mcp'}.${item.tool ?? 'tool'}${item.error?.message ? ` — ${firstLine(item.error.message)}` : ''}`;
-      return item.status === 'failed' || item.error
-        ? { ok: false, error: item.error?.message ?? 'failed', summary }
-        : { ok: true, output: '', summary };
+      const text = (item.result?.content ?? [])
+        .map((block) => (typeof block?.text === 'string' ? block.text : ''))
+        .join('\n');
+      const said = item.error?.message ?? text;
+      const summary = `${item.server ?? 'mcp'}.${item.tool ?? 'tool'}${said ? ` — ${firstLine(said)}` : ''}`;
+      const failed = item.status === 'failed' || item.error || item.result?.is_error || item.result?.isError;
+      return failed ? { ok: false, error: said || 'failed', summary } : { ok: true, output: text, summary };
     }
     default:
       return { ok: true, output: '', summary: `Searched the web for ${firstLine(item.query ?? '')}` };
@@ -153,12 +168,15 @@ export function createCodexEngine(options: CodexEngineOptions): CoderEngine {
       const started = Date.now();
       const binary = await options.binary();
       const relay = createModelRelay(target.relay);
+      const lockTools = createStepLockMcp({ worktree: step.worktree, beforeWrite: step.beforeWrite });
       const clean = (text: string) => redactSecrets(text, target.secrets);
       let proc: DeferredProcess | undefined;
       const onCancel = () => void proc?.stop();
       step.signal.addEventListener('abort', onCancel, { once: true });
       try {
-        const endpoint = await relayEndpoint(sandbox, relay);
+        const endpoint = await insideAddress(sandbox, RELAY_PORT, relay);
+        const locks = await insideAddress(sandbox, LOCK_TOOLS_PORT, lockTools);
+        const relays = [endpoint.relay, locks.relay].filter((r) => r !== undefined);
         proc = new DeferredProcess(
           sandbox.spawn({
             // Codex wants its home to exist; it lives in the sandbox's private /tmp.
@@ -168,11 +186,11 @@ export function createCodexEngine(options: CodexEngineOptions): CoderEngine {
               'mkdir -p "$CODEX_HOME" && exec "$@"',
               'codex',
               binary.program,
-              ...codexArgs(endpoint.url, step.model),
+              ...codexArgs(endpoint.url, step.model, `${locks.url}/mcp`),
             ],
             cwd: step.worktree,
             stdin: 'pipe',
-            relays: endpoint.relays,
+            relays: relays.length > 0 ? relays : undefined,
             agentEnv: { CODEX_HOME, [CREDENTIAL_VARIABLE]: PLACEHOLDER_OPENAI_KEY, NO_COLOR: '1' },
             readOnlyPaths: [...(step.sandboxed?.readOnlyPaths ?? []), binary.packageDir],
             allowedHosts: step.sandboxed?.allowedHosts ?? null,
@@ -288,6 +306,7 @@ export function createCodexEngine(options: CodexEngineOptions): CoderEngine {
         step.signal.removeEventListener('abort', onCancel);
         await proc?.stop();
         await relay.close();
+        await lockTools.close();
       }
     },
   };

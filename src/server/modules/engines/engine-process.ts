@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
-import type { Sandbox, SandboxedProcess, SpawnOptions } from '../sandbox/sandbox.js';
-import type { ModelRelay } from './model-relay.js';
+import type { Sandbox, SandboxedProcess, SandboxRelay } from '../sandbox/sandbox.js';
 
-/** The port of the model relay on the sandbox's own loopback (bwrap mode). */
+/** The ports of the model relay and of the lock tools on the sandbox's own loopback (bwrap mode). */
 export const RELAY_PORT = 41_100;
+export const LOCK_TOOLS_PORT = 41_101;
 /** SIGTERM to SIGKILL when a step is cancelled: the whole sandbox ends within about a second. */
 export const ENGINE_STOP_GRACE_MS = 1_000;
 /** The end of an engine's stderr kept for its error message. */
@@ -12,21 +12,29 @@ const STDERR_TAIL_CHARS = 4_000;
 
 export type EngineSandbox = Pick<Sandbox, 'spawn' | 'mode'>;
 
+/** A server of AutoCoder's own an engine reaches (the model relay, the lock tools). */
+export interface Listenable {
+  listen(socketPath: string): Promise<void>;
+  listenLoopback(): Promise<number>;
+}
+
 /**
- * Where the engine finds its model: the relay on the sandbox's loopback (bwrap: a Unix socket
- * bridged in), or on the host's loopback (host mode, where the engine runs as the server's user).
+ * Where the engine finds one of AutoCoder's servers: on the sandbox's own loopback at `port`
+ * (bwrap: a Unix socket bridged in, the relay the spawn must be given), or on the host's loopback
+ * (host mode, where the engine runs as the server's user).
  */
-export async function relayEndpoint(
+export async function insideAddress(
   sandbox: EngineSandbox,
-  relay: ModelRelay,
-): Promise<{ url: string; relays: SpawnOptions['relays'] }> {
+  port: number,
+  server: Listenable,
+): Promise<{ url: string; relay?: SandboxRelay }> {
   if (sandbox.mode === 'bwrap') {
     return {
-      url: `http://127.0.0.1:${RELAY_PORT}`,
-      relays: [{ port: RELAY_PORT, listen: (socketPath) => relay.listen(socketPath) }],
+      url: `http://127.0.0.1:${port}`,
+      relay: { port, listen: (socketPath) => server.listen(socketPath) },
     };
   }
-  return { url: `http://127.0.0.1:${await relay.listenLoopback()}`, relays: undefined };
+  return { url: `http://127.0.0.1:${await server.listenLoopback()}` };
 }
 
 /**

@@ -161,7 +161,12 @@ describe.skipIf(skipped)('external coder engines through the pipeline (offline, 
   it(
     'codex: a change to a file another agent is writing is not committed until they release it',
     async () => {
-      const setup = await newTask(t, { coderEngine: 'codex', title: 'Add greeting helper' });
+      // This Codex does not ask for the lock first (its MCP lock tool is left unused).
+      const setup = await newTask(t, {
+        coderEngine: 'codex',
+        title: 'Add greeting helper',
+        description: 'A function that greets a person by name. [simulate: engine-no-locks]',
+      });
       const alice = await agentWriting(setup, 'src/add-greeting-helper.ts');
       await startOk(setup.client, setup.taskId);
       const paused = await until(setup, (run) => run.status === 'paused', 'the pause');
@@ -179,6 +184,29 @@ describe.skipIf(skipped)('external coder engines through the pipeline (offline, 
       expect(
         await gitIn(repo.repoPath, ['log', '--format=%s', `${repo.defaultBranch}..${run.branch}`]),
       ).not.toBe('');
+    },
+    LONG_TEST_MS,
+  );
+
+  it(
+    'codex: AutoCoder’s lock tool (MCP) answers with the holder’s name, and Codex leaves their file alone',
+    async () => {
+      const setup = await newTask(t, { coderEngine: 'codex', title: 'Add greeting helper' });
+      await agentWriting(setup, 'src/add-greeting-helper.ts');
+      await startOk(setup.client, setup.taskId);
+      await until(setup, ended, 'the end of the run');
+      const events = await taskEvents(t, setup.taskId);
+      const lockCalls = coderCalls(events).filter((call) => call.tool === 'mcp_tool_call');
+      expect(lockCalls.length).toBeGreaterThan(0);
+      expect(lockCalls[0]?.input).toMatchObject({ server: 'autocoder', tool: 'lock_file' });
+      const refused = events.filter(
+        (e) =>
+          e.type === 'agent-tool-result' &&
+          !e.data.ok &&
+          lockCalls.some((call) => call.callId === e.data.callId) &&
+          e.data.summary.includes('Alice'),
+      );
+      expect(refused.length).toBeGreaterThan(0);
     },
     LONG_TEST_MS,
   );

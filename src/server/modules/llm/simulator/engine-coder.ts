@@ -24,6 +24,10 @@ import { type CallRecord, callsOf, type PlannedCall, type ToolTurn } from './too
 const SLOW_STEP = 'Simulated slow step';
 /** Each file's state is printed between these lines. */
 const PROBE = '@@autocoder-probe';
+/** AutoCoder's lock tool, as Codex offers an MCP server's tools (a namespace of their own). */
+const LOCK_TOOL = 'lock_file';
+const LOCK_NAMESPACE = 'mcp__autocoder';
+const firstLine = (text: string) => (text.trim().split('\n')[0] ?? '').slice(0, 200);
 /** Past this many model turns the step ends, whatever it has seen: a bound against a misread conversation. */
 const MAX_TURNS = 12;
 /** Codex: polls of a command still running (write_stdin with nothing to write). */
@@ -272,7 +276,28 @@ export function engineCoderTurn(
       if (desired !== undefined && desired !== current) changes.push(tools.write(target.path, desired));
     }
     if (changes.length === 0) return finish('Nothing needed changing.');
-    const written = changes.map((call) => tools.writes(asRecord(call))!);
+    let written = changes.map((call) => tools.writes(asRecord(call))!);
+    // Codex is told to lock each file with AutoCoder's tool before it writes it, when it has it.
+    if (engine === 'codex' && can(LOCK_TOOL) && !scenario.engineNoLocks) {
+      const asked = calls.filter((call) => call.name === LOCK_TOOL);
+      if (asked.length === 0) {
+        return {
+          text: `${who}: locking ${list(written)} first.`,
+          calls: written.map((path) => ({ name: LOCK_TOOL, namespace: LOCK_NAMESPACE, input: { path } })),
+        };
+      }
+      const refused = asked.filter((call) => !/Locked \S+ for this step/.test(call.result?.content ?? ''));
+      const held = new Set(refused.map((call) => stringField(call, 'path')));
+      if (held.size > 0) {
+        const kept = changes.filter((call) => !held.has(tools.writes(asRecord(call))));
+        const reasons = refused.map(
+          (call) => `${stringField(call, 'path')} (${firstLine(call.result?.content ?? '')})`,
+        );
+        if (kept.length === 0) return finish(`Left ${list(reasons)} alone: another agent holds it.`);
+        changes.splice(0, changes.length, ...kept);
+        written = changes.map((call) => tools.writes(asRecord(call))!);
+      }
+    }
     if (tools.read && tools.reads) {
       const read = new Set(calls.map((call) => tools.reads?.(call)).filter(Boolean));
       const unread = written.filter((path) => existing.has(path) && !read.has(path));

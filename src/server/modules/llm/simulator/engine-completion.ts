@@ -72,6 +72,7 @@ export function engineCompletion({
     id: `${prefix}${serial}${i.toString(36)}`,
     name: call.name,
     arguments: JSON.stringify(call.input),
+    ...(call.namespace ? { namespace: call.namespace } : {}),
   }));
   let text = turn.text;
   let stop: Completion['stop'] = toolCalls.length > 0 ? 'tool_use' : 'end';

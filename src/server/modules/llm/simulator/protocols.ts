@@ -9,6 +9,8 @@ export interface CompletionToolCall {
   id: string;
   name: string;
   arguments: string;
+  /** Responses API: the namespace the tool was declared in. */
+  namespace?: string;
 }
 
 /** One answer as both wire formats need it. */

@@ -29,6 +29,7 @@ export function responsesProtocol(): StreamProtocol {
       id: `fc_${call.id}`,
       call_id: call.id,
       name: call.name,
+      ...(call.namespace ? { namespace: call.namespace } : {}),
       arguments: withArguments ? call.arguments : '',
       status,
     }));

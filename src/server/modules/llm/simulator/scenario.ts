@@ -56,6 +56,8 @@ export interface Scenario {
    * seconds (`engine-sleep=30`: `… && sleep 30`), so a test can catch the engine in the middle of a step.
    */
   engineSleepSeconds?: number;
+  /** An external engine ignores AutoCoder's `lock_file` tool (`engine-no-locks`), as an agent that does not ask would. */
+  engineNoLocks?: boolean;
   /** Misbehaviours of a tool-using agent (`tool-error@coder`, …); absent when none. */
   toolFaults?: ToolFault[];
   /** In the order given: for one agent, the first unexhausted fault applies to its next call. */
@@ -101,6 +103,10 @@ function parseDirective(source: string, scenario: Scenario): boolean {
   const bigEdit = BIG_EDIT_SETTING.exec(source);
   if (bigEdit && !bigEdit[1]!.split('/').includes('..')) {
     scenario.bigEdit = bigEdit[1]!;
+    return true;
+  }
+  if (/^engine-no-locks$/i.test(source)) {
+    scenario.engineNoLocks = true;
     return true;
   }
   const engineSleep = ENGINE_SLEEP_SETTING.exec(source);
@@ -196,6 +202,8 @@ function parseDirective(source: string, scenario: Scenario): boolean {
  * External coder engines (Claude Code, Codex, run with the simulator as their model):
  * - `engine-sleep=<seconds>`: the step first runs `echo …; sleep <seconds>` (at most 600) through the engine's shell
  *   tool (Bash / exec_command), then does its work: a step long enough to cancel in the middle.
+ * - Codex calls AutoCoder's `lock_file` tool (MCP) on each file before it writes it, when offered, and leaves a file
+ *   it cannot lock; `engine-no-locks`: it does not ask (the pipeline's commit then waits for the holder).
  * - `error=<status>@coder` and the other faults above apply to an engine's requests as the coder's.
  * `<agent>` is planner, coder, reviewer or any; `xN` repeats a fault for the first N calls of a run.
  * Never throws: what it does not understand lands in `invalid`.

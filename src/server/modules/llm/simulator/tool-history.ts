@@ -20,6 +20,8 @@ export interface PlannedCall {
   input: Record<string, unknown>;
   /** Sent instead of the input's JSON (OpenAI only: arguments that are not JSON). */
   rawArguments?: string;
+  /** The tool's namespace (Responses API: an MCP server's tools, e.g. `mcp__autocoder`). */
+  namespace?: string;
 }
 
 /** One answer of a simulated agent in a tool conversation: prose, then calls (none: the turn ends it). */
