@@ -11,6 +11,7 @@ import { pidsRunning } from '../sandbox/sandbox-testing.js';
 import { createClaudeCodeEngine } from './claude-code-engine.js';
 import { createEngineCatalog } from './engine-catalog.js';
 import { EngineFailedError } from './engine-errors.js';
+import { RELAY_PORT } from './engine-process.js';
 import { engineTargetOf } from './engine-target.js';
 import { type EngineGround, engineGround, engineStep, engineTestsSkipped } from './engine-testing.js';
 
@@ -99,8 +100,17 @@ describe.skipIf(skipped)('Claude Code as the coder engine (the real CLI in the s
     expect(result.summary).toContain('Claude (other)');
   });
 
-  it('keeps the credential out of the sandbox and the data dir out of sight', async () => {
-    const command = `env; cat ${ground.fx.otherRepoFile}; cat ${ground.fx.databaseFile}; echo done`;
+  it('keeps the credential out of the sandbox, the data dir out of sight and loopback out of reach', async () => {
+    const port = new URL(endpoint.url).port;
+    const command = [
+      'env',
+      `cat ${ground.fx.otherRepoFile}`,
+      `cat ${ground.fx.databaseFile}`,
+      `(echo > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo loopback-reached || echo loopback-refused`,
+      // The same probe reaches the relay on the sandbox's own loopback: the probe itself works.
+      `(echo > /dev/tcp/127.0.0.1/${RELAY_PORT}) 2>/dev/null && echo relay-reached || echo relay-refused`,
+      'echo done',
+    ].join('; ');
     let seen = '';
     script = (turn, results) => {
       if (turn === 0) return { calls: [{ name: 'Bash', input: { command } }] };
@@ -111,6 +121,9 @@ describe.skipIf(skipped)('Claude Code as the coder engine (the real CLI in the s
     await engine().run(step);
 
     expect(seen).toContain('done');
+    // The model endpoint listens on the host's loopback: the sandbox has a loopback of its own.
+    expect(seen).toContain('loopback-refused');
+    expect(seen).toContain('relay-reached');
     expect(seen).toContain('ANTHROPIC_BASE_URL=http://127.0.0.1:');
     expect(seen).not.toContain(KEY);
     expect(seen).not.toContain('other project');
