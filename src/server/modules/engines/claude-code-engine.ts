@@ -191,6 +191,9 @@ export function createClaudeCodeEngine(options: ClaudeCodeEngineOptions): CoderE
             case 'user': {
               const content = message.message.content;
               if (!Array.isArray(content)) break;
+              // Claude Code reports one call's outcome beside its result (an edit's patch).
+              const report =
+                content.length === 1 ? (message as { tool_use_result?: unknown }).tool_use_result : undefined;
               for (const block of content) {
                 if (typeof block !== 'object' || block === null || block.type !== 'tool_result') continue;
                 const call = calls.get(block.tool_use_id);
@@ -202,8 +205,9 @@ export function createClaudeCodeEngine(options: ClaudeCodeEngineOptions): CoderE
                   call.input,
                   !block.is_error,
                   output,
+                  report,
                 );
-                const shown = asBuiltInCall(call.tool, call.input);
+                const shown = asBuiltInCall(call.tool, call.input, report);
                 await step.events.onToolResult({ callId: block.tool_use_id, ...shown, result });
               }
               break;

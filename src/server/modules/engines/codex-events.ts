@@ -37,6 +37,12 @@ function firstLine(text: string): string {
 }
 
 /** A Codex item as a tool call for the timeline; null for items that are not calls. */
+/** Codex runs each command as `/usr/bin/bash -lc "<command>"`: the command itself, for a summary. */
+export function unwrapShell(command: string): string {
+  const match = /^(?:\S*\/)?(?:ba|z)?sh -l?c (["'])([\s\S]*)\1$/.exec(command.trim());
+  return match ? (match[2] ?? command) : command;
+}
+
 export function callOf(item: CodexItem): { tool: string; input: Record<string, unknown> } | null {
   switch (item.type) {
     case 'command_execution':
@@ -63,7 +69,7 @@ export function resultOf(item: CodexItem): ToolResult {
       const ok = item.status === 'completed' && (item.exit_code ?? 0) === 0;
       const how =
         item.exit_code === null || item.exit_code === undefined ? item.status : `exit ${item.exit_code}`;
-      const summary = `Ran ${firstLine(item.command ?? '')} — ${how}`;
+      const summary = `Ran ${firstLine(unwrapShell(item.command ?? ''))} — ${how}`;
       return ok ? { ok, output, summary } : { ok: false, error: output, summary };
     }
     case 'file_change': {

@@ -56,11 +56,53 @@ export function resultText(content: unknown): string {
 export function asBuiltInCall(
   tool: string,
   input: Record<string, unknown>,
+  report?: unknown,
 ): { tool: string; input: Record<string, unknown> } {
+  const hunks = (report as { structuredPatch?: unknown } | null | undefined)?.structuredPatch;
+  if (tool === 'Write' && Array.isArray(hunks) && hunks.length > 0) {
+    // An overwrite: its hunk is what Claude Code's patch removed and added, not the whole file.
+    const lines = hunks.flatMap((hunk) => {
+      const inner = (hunk as { lines?: unknown })?.lines;
+      return Array.isArray(inner) ? inner.filter((line): line is string => typeof line === 'string') : [];
+    });
+    const side = (mark: string) =>
+      lines
+        .filter((line) => line.startsWith(mark))
+        .map((line) => line.slice(1))
+        .join('\n');
+    return { tool: 'edit_file', input: { oldText: side('-'), newText: side('+') } };
+  }
   if (tool === 'Write') return { tool: 'write_file', input: { content: input.content } };
   if (tool === 'Edit')
     return { tool: 'edit_file', input: { oldText: input.old_string, newText: input.new_string } };
   return { tool, input };
+}
+
+/**
+ * Lines added and removed by a Claude Code edit, from the `structuredPatch` it reports with the
+ * result (`tool_use_result`): hunks whose `lines` start with `+`, `-` or a space.
+ */
+export function patchCounts(report: unknown): { added: number; removed: number } | undefined {
+  const hunks = (report as { structuredPatch?: unknown } | null | undefined)?.structuredPatch;
+  if (!Array.isArray(hunks) || hunks.length === 0) return undefined;
+  let added = 0;
+  let removed = 0;
+  for (const hunk of hunks) {
+    const lines = (hunk as { lines?: unknown })?.lines;
+    if (!Array.isArray(lines)) continue;
+    for (const line of lines) {
+      if (typeof line !== 'string') continue;
+      if (line.startsWith('+')) added++;
+      else if (line.startsWith('-')) removed++;
+    }
+  }
+  return { added, removed };
+}
+
+/** A shell call in one line: its description when it gave one, else the command's first line. */
+function commandLine(input: Record<string, unknown>): string {
+  const described = typeof input.description === 'string' ? input.description.trim() : '';
+  return firstLine(described || String(input.command ?? ''));
 }
 
 /** What a Claude Code tool call came to, as the timeline shows a built-in tool's result. */
@@ -70,6 +112,8 @@ export function claudeToolResult(
   input: Record<string, unknown>,
   ok: boolean,
   output: string,
+  /** Claude Code's own report of the call (`tool_use_result`): an edit's patch. */
+  report?: unknown,
 ): ToolResult {
   const file = worktreeRelative(worktree, input.file_path ?? input.notebook_path ?? input.path);
   if (!ok) {
@@ -79,10 +123,13 @@ export function claudeToolResult(
   let changed: FileChangeSummary | undefined;
   let summary: string;
   switch (tool) {
-    case 'Write':
-      changed = file ? { path: file, added: lineCount(input.content), removed: 0 } : undefined;
-      summary = `Wrote ${file ?? 'a file'} (${lineCount(input.content)} lines)`;
+    case 'Write': {
+      // A new file: every line is added; an overwritten one: what its patch says.
+      const counts = patchCounts(report) ?? { added: lineCount(input.content), removed: 0 };
+      changed = file ? { path: file, ...counts } : undefined;
+      summary = `Wrote ${file ?? 'a file'} +${counts.added} −${counts.removed}`;
       break;
+    }
     case 'Edit':
       changed = file
         ? { path: file, added: lineCount(input.new_string), removed: lineCount(input.old_string) }
@@ -97,7 +144,7 @@ export function claudeToolResult(
       summary = `Read ${file ?? 'a file'}`;
       break;
     case 'Bash':
-      summary = `Ran ${firstLine(String(input.command ?? ''))}`;
+      summary = `Ran ${commandLine(input)}`;
       break;
     case 'Glob':
     case 'Grep':

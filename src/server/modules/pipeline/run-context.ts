@@ -39,7 +39,7 @@ export interface RunContext extends RunRef {
   task: TaskContext;
   repoPath: string;
   defaultBranch: string;
-  /** The project's check, run after every coding and fixing step; null: the project has none. */
+  /** The project's check, run once the subtasks are coded and after every fix; null: the project has none. */
   check: CheckSettings | null;
   worktreePath: string;
   branch: string;

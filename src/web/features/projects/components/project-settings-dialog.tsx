@@ -153,7 +153,7 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
       <Field
         label="Check command"
         error={fieldError('checkCommand')}
-        hint="Runs with sh -c in the run's worktree after every coding and fixing step, e.g. npm test. Empty: no check."
+        hint="Runs with sh -c in the run's worktree once the subtasks are coded and after every fix (the coder may run it too), e.g. npm test. Empty: no check."
       >
         <Textarea
           value={checkCommand}
