@@ -92,7 +92,10 @@ export async function fixWith(
     conflicts: unresolved,
     wanted: ctx.fileChanges.filter((f) => f.action !== 'delete').map((f) => f.filePath),
   });
-  const prompt = buildCoderLoopPrompt({ ...brief, conflicts: unresolved });
+  const prompt = buildCoderLoopPrompt(
+    { ...brief, conflicts: unresolved },
+    { external: engine.id === 'claude-code' || engine.id === 'codex' },
+  );
   const recorded = await runCoderStep(env, ctx, engine, prompt, message, beforeCommit);
   return persist(env, ctx, {
     fileChanges: { files: ctx.fileChanges },

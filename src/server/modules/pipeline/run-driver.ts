@@ -62,7 +62,10 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
       ...brief,
       wanted: [...(subtask.files ?? []), ...ctx.fileChanges.map((f) => f.filePath)],
     });
-    const recorded = await runCoderStep(env, ctx, engine, buildCoderLoopPrompt(brief), message);
+    const prompt = buildCoderLoopPrompt(brief, {
+      external: engine.id === 'claude-code' || engine.id === 'codex',
+    });
+    const recorded = await runCoderStep(env, ctx, engine, prompt, message);
     ctx.cursor = { ...ctx.cursor, subtaskIndex: index + 1 };
     current = await persist(env, ctx, {
       cursor: ctx.cursor,

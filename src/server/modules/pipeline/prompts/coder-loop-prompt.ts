@@ -10,7 +10,11 @@ export type CoderLoopPromptParams = Omit<CoderPromptParams, 'currentFiles' | 'co
  * findings, failed check, feedback, comments, files changed so far), without file contents — the
  * agent reads what it needs — and with the files the plan names and any conflicts to resolve.
  */
-export function buildCoderLoopPrompt(params: CoderLoopPromptParams): string {
+export function buildCoderLoopPrompt(
+  params: CoderLoopPromptParams,
+  /** An external engine (Claude Code, Codex) has tools of its own: the step names none. */
+  options: { external?: boolean } = {},
+): string {
   const brief = buildCoderUserPrompt({ ...params, conflicts: undefined, currentFiles: [] });
   const cut = brief.lastIndexOf('\n## Current files');
   const parts = [(cut >= 0 ? brief.slice(0, cut) : brief).trimEnd(), ''];
@@ -22,12 +26,16 @@ export function buildCoderLoopPrompt(params: CoderLoopPromptParams): string {
     parts.push(
       '## Merge conflicts to resolve',
       'The default branch was merged into this branch, and these files hold conflict markers',
-      '(<<<<<<<, =======, >>>>>>>). Read each one and resolve every conflict with edit_file, keeping',
+      `(<<<<<<<, =======, >>>>>>>). Read each one and resolve every conflict${options.external ? '' : ' with edit_file'}, keeping`,
       "both sides' intent; leave no marker.",
       ...params.conflicts.map((file) => `- ${file}`),
       '',
     );
   }
-  parts.push('Do the step with the tools, then call finish.');
+  parts.push(
+    options.external
+      ? 'Do the step, then end with a short summary of what you changed.'
+      : 'Do the step with the tools, then call finish.',
+  );
   return parts.join('\n');
 }
