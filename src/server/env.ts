@@ -34,6 +34,8 @@ const envSchema = z.object({
   ANTHROPIC_API_KEY: z.string().optional(),
   /** An Anthropic-compatible endpoint (the SDK's own variable). */
   ANTHROPIC_BASE_URL: z.string().optional(),
+  /** The operator's default Claude Code OAuth token (`claude setup-token`), for the claude-code engine. */
+  CLAUDE_CODE_OAUTH_TOKEN: z.string().optional(),
   OPENAI_BASE_URL: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
   /** Use a simulator that is already running (npm run simulator) instead of starting one in-process. */
@@ -149,6 +151,7 @@ export type Env = {
   authRequestsPerMinute: number;
   anthropicApiKey: string | undefined;
   anthropicBaseUrl: string | undefined;
+  claudeCodeToken: string | undefined;
   openaiBaseUrl: string | undefined;
   openaiApiKey: string | undefined;
   simulatorUrl: string | undefined;
@@ -203,6 +206,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     authRequestsPerMinute: env.AUTOCODER_RATE_LIMIT_AUTH_PER_MINUTE,
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
+    claudeCodeToken: env.CLAUDE_CODE_OAUTH_TOKEN || undefined,
     openaiBaseUrl: env.OPENAI_BASE_URL || undefined,
     openaiApiKey: env.OPENAI_API_KEY || undefined,
     simulatorUrl: env.AUTOCODER_SIMULATOR_URL || undefined,

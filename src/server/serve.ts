@@ -48,6 +48,7 @@ export async function startServer({ env, logger, sandbox, database }: ServeOptio
     providerDefaults: {
       anthropicApiKey: env.anthropicApiKey,
       anthropicBaseUrl: env.anthropicBaseUrl,
+      claudeCodeToken: env.claudeCodeToken,
       openaiBaseUrl: env.openaiBaseUrl,
       openaiApiKey: env.openaiApiKey,
     },

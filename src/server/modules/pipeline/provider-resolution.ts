@@ -22,6 +22,8 @@ export interface RequestSecrets {
 export interface ProviderDefaults {
   anthropicApiKey?: string | undefined;
   anthropicBaseUrl?: string | undefined;
+  /** CLAUDE_CODE_OAUTH_TOKEN: Claude Code's OAuth token, for runs that bring no key or token of their own. */
+  claudeCodeToken?: string | undefined;
   openaiBaseUrl?: string | undefined;
   openaiApiKey?: string | undefined;
 }
@@ -76,11 +78,13 @@ export function resolveProvider(
   }
   const key = header ?? defaults.anthropicApiKey;
   if (!key) throw new AppError('INVALID_API_KEY', 'Valid Anthropic API key required');
+  // The person's own token wins; the operator's goes with the operator's key only.
+  const token = secrets.claudeCodeToken ?? (header === undefined ? defaults.claudeCodeToken : undefined);
   return {
     provider,
     anthropicKey: key,
     ...(defaults.anthropicBaseUrl ? { anthropicBaseUrl: defaults.anthropicBaseUrl } : {}),
-    ...(secrets.claudeCodeToken ? { claudeCodeToken: secrets.claudeCodeToken } : {}),
+    ...(token ? { claudeCodeToken: token } : {}),
   };
 }
 
