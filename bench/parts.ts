@@ -11,6 +11,7 @@ import { type CoordinationPartResult, coordinationAims, printCoordination } from
 import { benchStoreDirect } from './coordination-store.js';
 import { benchDiff, type DiffDbResult, diffConfig } from './diff.js';
 import { diffAims, printDiff } from './diff-report.js';
+import { runEnginesPart } from './engines-report.js';
 import { printFoundation, runFoundation } from './foundation.js';
 import { benchGraph, type GraphResult, graphAims, graphConfig, printGraph } from './graph.js';
 import type { Aim } from './lib/common.js';
@@ -327,6 +328,7 @@ export const BENCH_PARTS: Record<Part, BenchPart> = {
     },
   },
   'agent-tools': { keys: ['agentTools'], run: runAgentToolsPart },
+  engines: { keys: ['engines'], run: runEnginesPart },
 };
 
 /** The parts' names, in order. */

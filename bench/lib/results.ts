@@ -12,8 +12,11 @@ import { round } from './stats.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** A part of the bench, as `npm run bench -- <part>` names it and an aim's `part` says. */
-export type Part = NonNullable<Aim['part']>;
+/**
+ * A part of the bench, as `npm run bench -- <part>` names it and an aim's `part` says; `engines`
+ * has no aims (it compares the coder engines' overhead), so only this list names it.
+ */
+export type Part = NonNullable<Aim['part']> | 'engines';
 
 export function environment() {
   const git = (args: string[]) => {

@@ -1,0 +1,284 @@
+// The engines part: AutoCoder's own overhead around a coder step per engine (autocoder, claude-code,
+// codex), as a person watching the run meets it — from the step's start to its first event in the
+// browser, each event's delay to the browser, the step's wall time beside the engine process's own,
+// and Cancel to no engine process left. One server, one machine, the engines interleaved, one run
+// at a time. See bench/README.md (Engines).
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { EngineInfo, EnginesResponse } from '../src/contracts/engines.js';
+import { findEngineBinary } from '../src/server/modules/engines/engine-catalog.js';
+import { findBwrap } from '../src/server/modules/sandbox/sandbox-mode.js';
+import {
+  ALL_ENGINES,
+  type BenchEngine,
+  type CancelRecord,
+  type EngineFigures,
+  type ExternalBenchEngine,
+  figuresOf,
+  isCoderTimeline,
+  type Received,
+  type RunRecord,
+  stepsOf,
+} from './engines-analysis.js';
+import { cancelMidStep } from './engines-cancel.js';
+import { type Ground, newTask, startRun, TASK, waitEnd, watchTask } from './engines-client.js';
+import { EngineWatch } from './engines-procs.js';
+import { firstLine, intEnv } from './lib/common.js';
+import { BenchClient, registerWithProject } from './lib/http.js';
+import { startBenchServer } from './lib/server.js';
+import { round } from './lib/stats.js';
+import { startSimulator } from './pipeline/processes.js';
+
+export interface EnginesConfig {
+  /** Runs per engine (each with the simulator's subtasks: one coder step each). */
+  runs: number;
+  engines: BenchEngine[];
+  /** How often /proc is scanned for the engine's processes during a run. */
+  scanMs: number;
+  /** A run not ended by then is cancelled and counted as `timeout`. */
+  runTimeoutMs: number;
+  /** One step per external engine cancelled mid-command. */
+  cancel: boolean;
+  /** The simulated engine's slow command (`engine-sleep`) in the cancelled step, seconds. */
+  sleepSeconds: number;
+}
+
+export function enginesConfig(): EnginesConfig {
+  const named = (process.env.BENCH_ENGINES ?? ALL_ENGINES.join(','))
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const unknown = named.filter((name) => !(ALL_ENGINES as readonly string[]).includes(name));
+  if (unknown.length) throw new Error(`BENCH_ENGINES: unknown engine ${unknown.join(', ')}`);
+  return {
+    runs: intEnv('BENCH_ENGINES_RUNS', 10),
+    engines: ALL_ENGINES.filter((engine) => named.includes(engine)),
+    scanMs: intEnv('BENCH_ENGINES_SCAN_MS', 20),
+    runTimeoutMs: intEnv('BENCH_ENGINES_RUN_TIMEOUT_S', 120) * 1000,
+    cancel: intEnv('BENCH_ENGINES_CANCEL', 1) > 0,
+    sleepSeconds: 30,
+  };
+}
+
+export interface EnginesResult {
+  serverStartMs: number;
+  sandbox: string;
+  engines: EngineFigures[];
+  runs: RunRecord[];
+  bench: {
+    /** The bench's event-loop delay beyond its 10 ms timer, during the runs. */
+    eventLoopDelayMs: { p50: number; p99: number; max: number };
+    /** CPU one /proc scan cost this process (every `scanMs` during every run). */
+    scanCpuMs: number | null;
+  };
+  loadAverage: { before: number[]; after: number[] };
+  wallS: number;
+}
+
+const PASSWORD = 'correct horse battery staple';
+
+/** The engine's program's own `--version` (our binary, not repository code), as the catalog probes it. */
+function cliVersion(program: string): string | undefined {
+  try {
+    return execFileSync(program, ['--version'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .trim()
+      .split('\n')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+interface ScanCost {
+  cpuMs: number;
+  scans: number;
+}
+
+/** One run to its end, watched over SSE, its engine's processes scanned for in /proc. */
+async function oneRun(
+  ground: Ground,
+  engine: BenchEngine,
+  round: number,
+  config: EnginesConfig,
+  scanToken: string | undefined,
+  scanCost: ScanCost,
+): Promise<{ run: RunRecord; delivered: Received[] }> {
+  const taskId = await newTask(ground, engine, TASK.description, `${TASK.title} ${engine} ${round + 1}`);
+  const watched = watchTask(ground, taskId);
+  await watched.sse.opened;
+  // The scan runs in every run, autocoder's too (where it finds nothing), so that it costs all alike.
+  const watch = scanToken ? new EngineWatch(scanToken, config.scanMs) : undefined;
+  watch?.start();
+  const sentAt = Date.now();
+  const started = await startRun(ground, taskId);
+  const outcome =
+    started.status === 202
+      ? await waitEnd(ground, taskId, watched, config.runTimeoutMs)
+      : `start ${started.status}: ${started.body}`;
+  const completedAt = watched.events.find((event) => event.type === 'pipeline-complete')?.receivedAt;
+  // Until the last engine process is seen gone.
+  for (let n = 0; n < 100 && watch?.current; n++) await sleep(config.scanMs);
+  watch?.stop();
+  if (watch) {
+    scanCost.cpuMs += watch.scanCpuMs;
+    scanCost.scans += watch.scans;
+  }
+  watched.sse.close();
+  const own = engine === 'autocoder' ? undefined : ground.binaries[engine];
+  return {
+    run: {
+      engine,
+      round,
+      taskId,
+      outcome,
+      wallMs: completedAt ? completedAt - sentAt : null,
+      steps: stepsOf(watched.events, watch && own === scanToken ? watch.sessions : []),
+    },
+    delivered: watched.events.filter(isCoderTimeline),
+  };
+}
+
+/** Which engines run here: the server's list (installed, starts, sandbox) and the binary to scan for. */
+function usableEngines(config: EnginesConfig, listed: readonly EngineInfo[], ground: Ground) {
+  const skipped = new Map<BenchEngine, EngineFigures>();
+  const usable: BenchEngine[] = [];
+  const versions = new Map<BenchEngine, Pick<EngineFigures, 'version' | 'cliVersion'>>();
+  for (const engine of config.engines) {
+    const info = listed.find((entry) => entry.id === engine);
+    const version = info?.version ? { version: info.version } : {};
+    const skip = (reason: string) => {
+      skipped.set(engine, { engine, status: 'skipped', reason, ...version, runs: 0, outcomes: {}, steps: 0 });
+      console.log(`  ${engine}: skipped — ${reason}`);
+    };
+    if (!info?.available) {
+      skip(info?.reason ?? 'the server does not list it');
+      continue;
+    }
+    if (engine !== 'autocoder') {
+      const lookup = findEngineBinary(engine);
+      if ('missing' in lookup) {
+        skip(lookup.missing);
+        continue;
+      }
+      ground.binaries[engine] = lookup.found.program;
+      const cli = cliVersion(lookup.found.program);
+      versions.set(engine, { ...version, ...(cli ? { cliVersion: cli } : {}) });
+    }
+    usable.push(engine);
+  }
+  return { usable, skipped, versions };
+}
+
+export async function benchEngines(config: EnginesConfig): Promise<EnginesResult> {
+  const began = Date.now();
+  const loadBefore = os.loadavg().map((value) => round(value, 2));
+  const bwrap = findBwrap(process.env.PATH ?? '/usr/bin:/bin');
+  const { simulator, simulatorPort } = await startSimulator();
+  try {
+    const server = await startBenchServer({
+      kind: 'pglite',
+      databaseUrl: undefined,
+      name: 'engines',
+      env: {
+        AUTOCODER_SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`,
+        AUTOCODER_SIMULATOR_DELAY_MS: '0',
+        ...(bwrap ? { AUTOCODER_SANDBOX: 'bwrap' } : {}),
+      },
+    });
+    try {
+      console.log(
+        `  server up in ${Math.round(server.startMs)} ms (PGlite, sandbox ${bwrap ? 'bwrap' : 'auto: no bubblewrap'}; ` +
+          'the simulator in its own process, no chunk delay)',
+      );
+      const client = new BenchClient(new http.Agent({ keepAlive: true, maxSockets: 4 }), server.port);
+      const email = `bench-engines-${randomBytes(3).toString('hex')}@example.com`;
+      const projectId = await registerWithProject(client, email, PASSWORD);
+      const listed = await client.json<EnginesResponse>('GET', '/api/engines', undefined, 200);
+      const ground: Ground = { port: server.port, client, projectId, binaries: {} };
+      const { usable, skipped, versions } = usableEngines(config, listed.engines, ground);
+      const scanToken = ground.binaries['claude-code'] ?? ground.binaries.codex;
+
+      const runs: RunRecord[] = [];
+      const delivered = new Map<BenchEngine, Received[]>(usable.map((engine) => [engine, []]));
+      const scanCost: ScanCost = { cpuMs: 0, scans: 0 };
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      delay.enable();
+      // The engines interleaved, one run at a time: a drift of the machine's load touches all alike.
+      for (let round = 0; round < config.runs; round++) {
+        for (const engine of usable) {
+          const token = engine === 'autocoder' ? scanToken : ground.binaries[engine];
+          try {
+            const done = await oneRun(ground, engine, round, config, token, scanCost);
+            runs.push(done.run);
+            delivered.get(engine)?.push(...done.delivered);
+          } catch (error) {
+            runs.push({
+              engine,
+              round,
+              taskId: '',
+              outcome: 'error',
+              wallMs: null,
+              steps: [],
+              error: firstLine(error),
+            });
+          }
+          const last = runs.at(-1);
+          console.log(
+            `  ${engine} run ${round + 1}/${config.runs}: ${last?.outcome}${last?.error ? ` (${last.error})` : ''}, ` +
+              `${last?.steps.length ?? 0} coder steps, ${last?.wallMs ? `${Math.round(last.wallMs)} ms` : '–'}`,
+          );
+        }
+      }
+      delay.disable();
+
+      const cancels = new Map<BenchEngine, CancelRecord>();
+      for (const engine of config.cancel ? usable : []) {
+        if (engine === 'autocoder') continue;
+        const record = await cancelMidStep(ground, engine as ExternalBenchEngine, config.sleepSeconds).catch(
+          (error: unknown): CancelRecord => ({ engine, outcome: 'failed', reason: firstLine(error) }),
+        );
+        cancels.set(engine, record);
+        console.log(
+          `  ${engine} cancelled mid-step: ${record.outcome}${record.reason ? ` (${record.reason})` : ''}`,
+        );
+      }
+
+      const beyond = (value: number) => round(Math.max(0, value / 1e6 - 10), 1);
+      return {
+        serverStartMs: round(server.startMs, 0),
+        sandbox: bwrap ? 'bwrap' : 'auto',
+        engines: config.engines.map(
+          (engine) =>
+            skipped.get(engine) ??
+            figuresOf(engine, runs, delivered.get(engine) ?? [], {
+              ...versions.get(engine),
+              ...(cancels.has(engine) ? { cancel: cancels.get(engine) } : {}),
+            }),
+        ),
+        runs,
+        bench: {
+          eventLoopDelayMs: {
+            p50: beyond(delay.percentile(50)),
+            p99: beyond(delay.percentile(99)),
+            max: beyond(delay.max),
+          },
+          scanCpuMs: scanCost.scans ? round(scanCost.cpuMs / scanCost.scans, 2) : null,
+        },
+        loadAverage: { before: loadBefore, after: os.loadavg().map((value) => round(value, 2)) },
+        wallS: round((Date.now() - began) / 1000, 0),
+      };
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await simulator.stop();
+  }
+}
