@@ -135,7 +135,7 @@ describe("a project's check settings (PATCH /api/projects/:id)", () => {
     expect(set.body).toMatchObject({ coderEngine: 'one-shot', maxToolCalls: 120 });
 
     for (const [field, value] of [
-      ['coderEngine', 'claude-code'],
+      ['coderEngine', 'cursor'],
       ['coderEngine', null],
       ['maxToolCalls', 0],
       ['maxToolCalls', 501],
@@ -152,6 +152,10 @@ describe("a project's check settings (PATCH /api/projects/:id)", () => {
       coderEngine: 'one-shot',
       maxToolCalls: 120,
     });
+    for (const engine of ['claude-code', 'codex', 'one-shot'] as const) {
+      const chosen = await client.patch<Project>(`/api/projects/${projectId}`, { coderEngine: engine });
+      expect(chosen.body.coderEngine).toBe(engine);
+    }
 
     const task = await client.post<{ id: string; coderEngine: string | null }>('/api/tasks', {
       projectId,

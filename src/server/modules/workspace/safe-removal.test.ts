@@ -123,6 +123,7 @@ const RM_ALLOWED: Record<string, string> = {
     "delete_file: one file of the run's worktree, confined, as the agent asked",
   'src/server/modules/agent-tools/test-worktree.ts': 'test worktrees',
   'src/server/modules/llm/simulator/tool-test-executor.ts': "the simulator tests' temporary directories",
+  'src/server/modules/llm/simulator/engine-test-kit.ts': "the engine tests' temporary repositories",
   'src/server/lib/git.ts': "an untrusted git's temporary HOME",
   'src/server/db/client.ts': 'a database directory it created',
   'src/server/modules/workspace/test-repo.ts': 'test repositories',
