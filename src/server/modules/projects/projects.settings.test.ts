@@ -170,7 +170,7 @@ describe("a project's check settings (PATCH /api/projects/:id)", () => {
       coderEngine: null,
     });
     expect(back.body.coderEngine).toBeNull();
-    expect((await client.patch(`/api/tasks/${task.body.id}`, { coderEngine: 'codex' })).status).toBe(400);
+    expect((await client.patch(`/api/tasks/${task.body.id}`, { coderEngine: 'cursor' })).status).toBe(400);
   });
 
   it("answers 404 for another user's project and changes nothing", async () => {
