@@ -1,12 +1,12 @@
 // For the engine tests: the real Claude Code and Codex CLIs run against the simulator, in a temp git repository.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { fileChangesSchema } from '@/contracts/pipeline.js';
+import { git } from '@/server/lib/git.js';
 import {
   buildCoderUserPrompt,
   type CoderPromptParams,
@@ -15,8 +15,6 @@ import { answerFor } from './agents.js';
 import { parsePrompt } from './prompt.js';
 import { jsonOf, systemFor } from './prompt-fixtures.js';
 import { parseScenario } from './scenario.js';
-
-const run = promisify(execFile);
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../../..');
 export const CLAUDE_BIN = join(ROOT, 'node_modules/@anthropic-ai/claude-agent-sdk-linux-x64/claude');
@@ -56,10 +54,9 @@ export async function sandbox(files: Record<string, string> = {}): Promise<Sandb
     await mkdir(dirname(join(repo, path)), { recursive: true });
     await writeFile(join(repo, path), content);
   }
-  const git = (...args: string[]) => run('git', args, { cwd: repo });
-  await git('init', '-q', '-b', 'main');
-  await git('add', '-A');
-  await git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '-qm', 'init');
+  await git(['init', '-q', '-b', 'main'], { cwd: repo });
+  await git(['add', '-A'], { cwd: repo });
+  await git(['commit', '-qm', 'init'], { cwd: repo });
   return { repo, home, cleanup: () => rm(root, { recursive: true, force: true }) };
 }
 
