@@ -136,6 +136,8 @@ export const ERROR_TYPES = [
    * not start, or stopped with an error result. Its message is shown with secrets removed.
    */
   'engine_failed',
+  /** The project's setup command (`setupCommand`) failed in the run's worktree; Retry runs it again. */
+  'setup_failed',
 ] as const;
 export type PipelineErrorType = (typeof ERROR_TYPES)[number];
 
@@ -375,6 +377,26 @@ export interface CheckLogData {
   chunk: string;
   timestamp: number;
 }
+/** A piece of the setup command's output (the project's `setupCommand`, run in a new worktree). */
+export type SetupLogData = CheckLogData;
+/** How a worktree's setup ended: installed (the cache missed or is off), or restored from the cache. */
+export interface SetupResultData {
+  runId: string;
+  /** Null when it was stopped (timeout, cancel), could not start, or came from the cache. */
+  exitCode: number | null;
+  passed: boolean;
+  timedOut: boolean;
+  durationMs: number;
+  /** The last 4 KB of its output. */
+  tail: string;
+  /** `hit`: restored from the dependency cache; `miss`: installed (and cached when it passed); `off`: no lockfile to key a cache by. */
+  cache: 'hit' | 'miss' | 'off';
+  /** The paths the setup made (`node_modules`, `.venv`…): restored and kept out of commits. */
+  paths: string[];
+  /** Why it failed, in one sentence (timeout, a sandbox limit, exit code). */
+  reason?: string;
+  timestamp: number;
+}
 /** How the repository's check ended. */
 export interface CheckResultData {
   runId: string;
@@ -457,6 +479,8 @@ export type PipelineEvent =
   | { type: 'timeout'; data: TimeoutData }
   | { type: 'check-log'; data: CheckLogData }
   | { type: 'check-result'; data: CheckResultData }
+  | { type: 'setup-log'; data: SetupLogData }
+  | { type: 'setup-result'; data: SetupResultData }
   | { type: 'agent-tool-call'; data: AgentToolCallData }
   | { type: 'agent-tool-result'; data: AgentToolResultData }
   | CoordinationEvent

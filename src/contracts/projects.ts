@@ -43,6 +43,9 @@ export const CODER_ENGINE_LABELS: Record<CoderEngineId, string> = {
   'claude-code': 'Claude Code (in the sandbox)',
   codex: 'Codex (in the sandbox)',
 };
+/** Seconds a worktree's setup may run (`setupTimeoutSeconds`). */
+export const SETUP_TIMEOUT_SECONDS = { min: 10, max: 3600, default: 600 } as const;
+
 /** Tool calls one agent step may make (`maxToolCalls`). */
 export const MAX_TOOL_CALLS = { min: 1, max: 500, default: 60 } as const;
 export const coderEngineSchema = z.enum(CODER_ENGINES, {
@@ -60,6 +63,26 @@ export const updateProjectSchema = z
       )
       .transform((value) => value || null)
       .nullable()
+      .optional(),
+    setupCommand: cleanString()
+      .max(
+        CHECK_COMMAND_MAX_LENGTH,
+        `The setup command must be at most ${CHECK_COMMAND_MAX_LENGTH} characters`,
+      )
+      .transform((value) => value || null)
+      .nullable()
+      .optional(),
+    setupTimeoutSeconds: z
+      .number()
+      .int('The setup timeout must be a whole number of seconds')
+      .min(
+        SETUP_TIMEOUT_SECONDS.min,
+        `The setup timeout must be at least ${SETUP_TIMEOUT_SECONDS.min} seconds`,
+      )
+      .max(
+        SETUP_TIMEOUT_SECONDS.max,
+        `The setup timeout must be at most ${SETUP_TIMEOUT_SECONDS.max} seconds`,
+      )
       .optional(),
     checkTimeoutSeconds: z
       .number()
@@ -101,7 +124,7 @@ export const updateProjectSchema = z
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
     message:
-      'Give at least one of name, checkCommand, checkTimeoutSeconds, taskTokenBudget, serviceEnv, sandboxAllowedHosts, coderEngine, maxToolCalls',
+      'Give at least one of name, checkCommand, checkTimeoutSeconds, setupCommand, setupTimeoutSeconds, taskTokenBudget, serviceEnv, sandboxAllowedHosts, coderEngine, maxToolCalls',
   });
 
 export const filePathQuerySchema = z.strictObject({ path: z.string().min(1).max(4096) });
@@ -123,6 +146,14 @@ export interface Project {
   checkCommand: string | null;
   /** The check fails when it runs longer than this (10–3600). */
   checkTimeoutSeconds: number;
+  /**
+   * Run with `sh -c` in every new worktree before its first check, service or coder step (e.g.
+   * `npm ci`), its result cached by the lockfiles' content; null: none (GET /api/projects/:id/setup
+   * proposes one).
+   */
+  setupCommand: string | null;
+  /** The setup fails when it runs longer than this (10–3600). */
+  setupTimeoutSeconds: number;
   /**
    * Tokens (input + output) each task may spend over all its runs; a provider call that could pass
    * it is not made and the run pauses (`budget_exceeded`). Null: no budget.
@@ -168,4 +199,26 @@ export interface ProjectFile {
   /** True when the file is larger than the server sends; `content` then holds its beginning. */
   truncated: boolean;
   content: string;
+}
+
+/** GET /api/projects/:id/setup — the setup command, what AutoCoder proposes, and the dependency cache. */
+export interface ProjectSetupInfo {
+  setupCommand: string | null;
+  /** Proposed from the repository's lockfiles when no setup command is set; never run until accepted. */
+  proposal: { command: string; because: string } | null;
+  cache: {
+    /** Installed results kept for this project, most recently used first. */
+    entries: {
+      key: string;
+      command: string;
+      bytes: number;
+      paths: string[];
+      createdAt: string;
+      lastUsedAt: string;
+    }[];
+    bytes: number;
+    /** The cap of this project's entries, and of every project's together (AUTOCODER_CACHE_MAX_GB). */
+    maxBytes: number;
+    totalMaxBytes: number;
+  };
 }

@@ -80,6 +80,9 @@ export const projects = pgTable(
     /** The repository's own check, run with `sh -c` in a run's worktree; null: none. */
     checkCommand: text('check_command'),
     checkTimeoutSeconds: integer('check_timeout_seconds').notNull().default(300),
+    /** Run with `sh -c` in every new worktree before its first check, service or coder step; null: none. */
+    setupCommand: text('setup_command'),
+    setupTimeoutSeconds: integer('setup_timeout_seconds').notNull().default(600),
     /** Environment variables of the project's services (issue 10): the owner's own values. */
     serviceEnv: jsonb('service_env').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
     /**
@@ -105,6 +108,8 @@ export const projects = pgTable(
     index('projects_user_idx').on(table.userId, table.createdAt),
     check('projects_check_command_length', sql`char_length(${table.checkCommand}) <= 1000`),
     check('projects_check_timeout_range', sql`${table.checkTimeoutSeconds} between 10 and 3600`),
+    check('projects_setup_command_length', sql`char_length(${table.setupCommand}) <= 1000`),
+    check('projects_setup_timeout_range', sql`${table.setupTimeoutSeconds} between 10 and 3600`),
     check('projects_task_token_budget_positive', sql`${table.taskTokenBudget} >= 1`),
     check('projects_max_tool_calls_range', sql`${table.maxToolCalls} between 1 and 500`),
   ],

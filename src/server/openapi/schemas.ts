@@ -96,6 +96,11 @@ export const ProjectSchema: z.ZodType<Project> = z
     defaultBranch: z.string(),
     checkCommand: z.string().nullable(),
     checkTimeoutSeconds: z.number().int(),
+    setupCommand: z.string().nullable().openapi({
+      description:
+        'Run with sh -c in every new worktree before its first check, service or coder step (e.g. npm ci), its result cached by the lockfiles; null: none',
+    }),
+    setupTimeoutSeconds: z.number().int(),
     taskTokenBudget: z
       .number()
       .int()
@@ -110,7 +115,7 @@ export const ProjectSchema: z.ZodType<Project> = z
     }),
     coderEngine: z.enum(CODER_ENGINES).openapi({
       description:
-        'How the coder does its step: autocoder (a loop of tool calls on the worktree) or one-shot (whole files in one answer); a task may override it',
+        'How the coder does its step: autocoder (a loop of tool calls on the worktree), one-shot (whole files in one answer), claude-code or codex (the person’s coding agent in the sandbox, GET /api/engines); a task may override it',
     }),
     maxToolCalls: z.number().int().openapi({ description: 'Tool calls one agent step may make' }),
     createdAt: isoDate(),
@@ -254,6 +259,8 @@ const EVENT_TYPES: Record<PipelineEventType, true> = {
   timeout: true,
   'check-log': true,
   'check-result': true,
+  'setup-log': true,
+  'setup-result': true,
   'lock-taken': true,
   'lock-refused': true,
   'lock-released': true,

@@ -49,6 +49,8 @@ export type ProjectSettings = Partial<
     | 'name'
     | 'checkCommand'
     | 'checkTimeoutSeconds'
+    | 'setupCommand'
+    | 'setupTimeoutSeconds'
     | 'taskTokenBudget'
     | 'serviceEnv'
     | 'sandboxAllowedHosts'

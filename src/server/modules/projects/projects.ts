@@ -58,6 +58,8 @@ export function toProject(row: ProjectRow): Project {
     defaultBranch: row.defaultBranch,
     checkCommand: row.checkCommand,
     checkTimeoutSeconds: row.checkTimeoutSeconds,
+    setupCommand: row.setupCommand,
+    setupTimeoutSeconds: row.setupTimeoutSeconds,
     taskTokenBudget: row.taskTokenBudget,
     serviceEnv: row.serviceEnv,
     sandboxAllowedHosts: row.sandboxAllowedHosts ?? null,

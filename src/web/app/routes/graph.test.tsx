@@ -24,6 +24,8 @@ const project: Project = {
   coderEngine: 'autocoder',
   maxToolCalls: 60,
   checkTimeoutSeconds: 600,
+  setupCommand: null,
+  setupTimeoutSeconds: 600,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };

@@ -34,6 +34,7 @@ const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
   nested_repository: 'the check left a git repository in the worktree',
   agent_stuck: 'the agent’s tool calls went nowhere',
   engine_failed: 'the coding agent (Claude Code, Codex) ended with an error',
+  setup_failed: 'the project’s setup command failed in the run’s worktree',
 };
 
 /** Errors this recent when they reach the page are news; older ones come from a replay. */

@@ -15,6 +15,8 @@ const project: Project = {
   defaultBranch: 'main',
   checkCommand: null,
   checkTimeoutSeconds: 300,
+  setupCommand: null,
+  setupTimeoutSeconds: 600,
   taskTokenBudget: 200_000,
   serviceEnv: {},
   sandboxAllowedHosts: null,
