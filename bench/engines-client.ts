@@ -6,11 +6,10 @@ import type { BenchEngine, ExternalBenchEngine, Received } from './engines-analy
 import type { BenchClient } from './lib/http.js';
 import { SseClient, type SseEvent } from './lib/sse-client.js';
 
-/** The signed-in user, their project, and the engines' binaries (what /proc is scanned for). */
+/** The signed-in user and the engines' binaries (what /proc is scanned for). */
 export interface Ground {
   port: number;
   client: BenchClient;
-  projectId: string;
   binaries: Partial<Record<ExternalBenchEngine, string>>;
 }
 
@@ -56,17 +55,30 @@ export function watchTask(ground: Ground, taskId: string): Watched {
   return { events, sse, ended };
 }
 
-/** A task in the project whose coder engine is `engine` (PATCH /api/tasks/:id {coderEngine}). */
+/**
+ * A task whose coder engine is `engine` (PATCH /api/tasks/:id {coderEngine}), in a new project of
+ * its own: a passed run keeps the WRITING locks on its files until it is approved, and the next
+ * run in the same project would wait for them (LOCK_WAIT_SECONDS). Every run starts from the
+ * same empty repository.
+ */
 export async function newTask(ground: Ground, engine: BenchEngine, description: string, title: string) {
+  const project = await ground.client.json<{ id: string }>(
+    'POST',
+    '/api/projects',
+    { name: `Engines ${++projects}` },
+    201,
+  );
   const task = await ground.client.json<Task>(
     'POST',
     '/api/tasks',
-    { projectId: ground.projectId, title, description, category: 'feature', priority: 'medium' },
+    { projectId: project.id, title, description, category: 'feature', priority: 'medium' },
     201,
   );
   await ground.client.json('PATCH', `/api/tasks/${task.id}`, { coderEngine: engine as CoderEngineId }, 200);
   return task.id;
 }
+
+let projects = 0;
 
 export async function startRun(ground: Ground, taskId: string): Promise<{ status: number; body: string }> {
   const res = await ground.client.request('POST', `/api/tasks/${taskId}/start-pipeline`, {

@@ -200,9 +200,9 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
       );
       const client = new BenchClient(new http.Agent({ keepAlive: true, maxSockets: 4 }), server.port);
       const email = `bench-engines-${randomBytes(3).toString('hex')}@example.com`;
-      const projectId = await registerWithProject(client, email, PASSWORD);
+      await registerWithProject(client, email, PASSWORD);
       const listed = await client.json<EnginesResponse>('GET', '/api/engines', undefined, 200);
-      const ground: Ground = { port: server.port, client, projectId, binaries: {} };
+      const ground: Ground = { port: server.port, client, binaries: {} };
       const { usable, skipped, versions } = usableEngines(config, listed.engines, ground);
       const scanToken = ground.binaries['claude-code'] ?? ground.binaries.codex;
 
