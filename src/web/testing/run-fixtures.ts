@@ -138,6 +138,38 @@ export function runEvents(runId = 'run-1', taskId = 'task-1') {
         timestamp: at(id),
       },
     }),
+    setupLog: (id: number, chunk: string, stream: 'stdout' | 'stderr' = 'stdout'): StoredEvent => ({
+      id,
+      type: 'setup-log',
+      data: { runId, stream, chunk, timestamp: at(id) },
+    }),
+    setupResult: (
+      id: number,
+      result: {
+        exitCode: number | null;
+        cache?: 'hit' | 'miss' | 'off';
+        timedOut?: boolean;
+        durationMs?: number;
+        tail?: string;
+        paths?: string[];
+        reason?: string;
+      },
+    ): StoredEvent => ({
+      id,
+      type: 'setup-result',
+      data: {
+        runId,
+        exitCode: result.exitCode,
+        passed: (result.cache === 'hit' || result.exitCode === 0) && !result.timedOut,
+        timedOut: result.timedOut ?? false,
+        durationMs: result.durationMs ?? 3_000,
+        tail: result.tail ?? '',
+        cache: result.cache ?? 'miss',
+        paths: result.paths ?? ['node_modules'],
+        ...(result.reason ? { reason: result.reason } : {}),
+        timestamp: at(id),
+      },
+    }),
     toolCall: (
       id: number,
       agent: AgentType,

@@ -3,7 +3,7 @@ import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Badge } from '@/web/components/ui/badge';
 import { cn } from '@/web/lib/cn';
 import { useFollowScroll } from '../hooks/use-follow-scroll';
-import type { CheckRun } from '../stores/run-state';
+import type { CheckLogEntry, CheckRun } from '../stores/run-state';
 
 /** Beyond this many characters only the end of a check's output is drawn. */
 const MAX_SHOWN = 200_000;
@@ -168,31 +168,52 @@ function CheckItem({
           </span>
         )}
       </div>
-      {expanded && <CheckOutput id={outputId} check={check} visible={expanded} />}
+      {expanded && <CommandOutput id={outputId} output={check} visible={expanded} label="Output of check" />}
     </li>
   );
 }
 
-/** A check's output, stderr apart in colour, following new lines while read at the bottom. */
-function CheckOutput({ id, check, visible }: { id: string; check: CheckRun; visible: boolean }) {
+/** A command's output as it streamed (its result's tail when nothing streamed), and what it says when empty. */
+export interface CommandOutputSource {
+  entries: readonly CheckLogEntry[];
+  result: { tail: string } | null;
+}
+
+/**
+ * A command's output (a check's, a setup's), stderr apart in colour, following new lines while read
+ * at the bottom. Rendered as text, never as markup.
+ */
+export function CommandOutput({
+  id,
+  output,
+  visible,
+  label,
+  testId = 'check-output',
+}: {
+  id: string;
+  output: CommandOutputSource;
+  visible: boolean;
+  label: string;
+  testId?: string;
+}) {
   const boxRef = useRef<HTMLDivElement>(null);
-  const length = useMemo(() => check.entries.reduce((sum, entry) => sum + entry.chunk.length, 0), [check]);
+  const length = useMemo(() => output.entries.reduce((sum, entry) => sum + entry.chunk.length, 0), [output]);
   const { onScroll } = useFollowScroll(boxRef, length, visible);
   const skip = Math.max(0, length - MAX_SHOWN);
-  // Streamed output when there is any; a check that printed nothing live may still have a tail.
+  // Streamed output when there is any; a command that printed nothing live may still have a tail.
   const pieces = useMemo(() => {
-    if (check.entries.length === 0 && check.result?.tail)
-      return [{ key: 'tail', stream: 'stdout' as const, text: check.result.tail }];
+    if (output.entries.length === 0 && output.result?.tail)
+      return [{ key: 'tail', stream: 'stdout' as const, text: output.result.tail }];
     let seen = 0;
     const shown: { key: string; stream: 'stdout' | 'stderr'; text: string }[] = [];
-    for (const entry of check.entries) {
+    for (const entry of output.entries) {
       const from = Math.max(0, skip - seen);
       seen += entry.chunk.length;
       if (from >= entry.chunk.length) continue;
       shown.push({ key: String(entry.id), stream: entry.stream, text: entry.chunk.slice(from) });
     }
     return shown;
-  }, [check, skip]);
+  }, [output, skip]);
   return (
     <div
       id={id}
@@ -202,9 +223,9 @@ function CheckOutput({ id, check, visible }: { id: string; check: CheckRun; visi
       tabIndex={0}
       role="log"
       aria-live="off"
-      aria-label={`Output of check`}
+      aria-label={label}
       className="max-h-72 overflow-auto rounded-md bg-zinc-950 px-3 py-2.5 focus-visible:outline-2 focus-visible:outline-sky-500"
-      data-testid="check-output"
+      data-testid={testId}
     >
       {skip > 0 && (
         <p className="mb-2 font-mono text-[11px] text-zinc-500">
@@ -225,7 +246,7 @@ function CheckOutput({ id, check, visible }: { id: string; check: CheckRun; visi
         </pre>
       ) : (
         <p className="font-mono text-xs text-zinc-500">
-          {check.result ? '(no output)' : 'Waiting for output…'}
+          {output.result ? '(no output)' : 'Waiting for output…'}
         </p>
       )}
     </div>

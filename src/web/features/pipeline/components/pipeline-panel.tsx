@@ -9,8 +9,8 @@ import { usePipelineStatus } from '../api/get-pipeline-status';
 import { openComments, useReviewComments } from '../api/get-review-comments';
 import { usePipeline } from '../hooks/use-pipeline';
 import { useSSE } from '../sse/use-sse';
-import { useCheckRuns } from '../stores/pipeline-store';
-import type { AgentLogsState, CheckRun, PipelineRunState } from '../stores/run-state';
+import { useCheckRuns, useSetupRuns } from '../stores/pipeline-store';
+import type { AgentLogsState, CheckRun, PipelineRunState, SetupRun } from '../stores/run-state';
 import { ActionError } from './action-error';
 import { AgentLog } from './agent-log';
 import { CancelPipelineDialog } from './cancel-pipeline-dialog';
@@ -23,6 +23,7 @@ import { RequestChangesDialog } from './request-changes-dialog';
 import { RetryCountdown } from './retry-countdown';
 import { ReviewFindings } from './review-findings';
 import { RunMeta } from './run-meta';
+import { SetupLog } from './setup-log';
 import { SIMULATED_DESCRIPTION, SimulatedBadge } from './simulated-badge';
 import { StreamStatus } from './stream-status';
 import { SubtaskList } from './subtask-list';
@@ -64,6 +65,7 @@ export function PipelinePanel({ taskId, taskStatus, tokenBudget = null }: Pipeli
   const [confirmingCancel, setConfirmingCancel] = useState(false);
   const [requestingChanges, setRequestingChanges] = useState(false);
   const checks = useCheckRuns(taskId);
+  const setups = useSetupRuns(taskId);
   const run = pipeline.pipelineRun;
   const inReview = run?.status === 'passed' && taskStatus === 'review';
   const comments = useReviewComments(run?.runId ?? '', inReview);
@@ -118,6 +120,7 @@ export function PipelinePanel({ taskId, taskStatus, tokenBudget = null }: Pipeli
           taskStatus={taskStatus}
           logs={pipeline.agentLogs}
           checks={checks}
+          setups={setups}
           tokenBudget={tokenBudget}
         />
       ) : status.isPending ? (
@@ -153,12 +156,14 @@ function RunDetails({
   taskStatus,
   logs,
   checks,
+  setups,
   tokenBudget,
 }: {
   run: PipelineRunState;
   taskStatus: TaskStatus;
   logs: ReturnType<typeof usePipeline>['agentLogs'];
   checks: readonly CheckRun[];
+  setups: readonly SetupRun[];
   tokenBudget: number | null;
 }) {
   const spend = taskSpendOf(run);
@@ -188,6 +193,8 @@ function RunDetails({
           </Suspense>
         </Part>
       )}
+      {/* The worktree's setup comes before the agents' first step in it. */}
+      {setups.length > 0 && <SetupLog setups={setups} running={run.status === 'running'} />}
       <Part title={run.simulated ? 'Agent output (simulated)' : 'Agent output'}>
         <AgentLog logs={logs} activeAgent={working} onShowCheck={showCheck} />
       </Part>

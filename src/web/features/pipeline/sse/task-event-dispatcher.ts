@@ -13,14 +13,17 @@ export const TASK_STREAM_EVENTS = [
   'usage',
   'check-log',
   'check-result',
+  'setup-log',
+  'setup-result',
   'agent-tool-call',
   'agent-tool-result',
 ] as const;
 
-/** Events that only add to a log (agents' timelines, checks' output): applied together once per frame. */
+/** Events that only add to a log (agents' timelines, checks' and setups' output): applied together once per frame. */
 const BUFFERED: ReadonlySet<string> = new Set([
   'agent-log',
   'check-log',
+  'setup-log',
   'agent-tool-call',
   'agent-tool-result',
 ]);

@@ -10,7 +10,13 @@ import {
   viewOf,
   withdraw,
 } from './run-reducer';
-import { type AgentLogsState, type CheckRun, newRunState, type PipelineRunState } from './run-state';
+import {
+  type AgentLogsState,
+  type CheckRun,
+  newRunState,
+  type PipelineRunState,
+  type SetupRun,
+} from './run-state';
 
 interface PipelineStoreState {
   /** Per task, its latest run as reduced from the task's stream. */
@@ -107,6 +113,16 @@ export const useCheckRuns = (taskId: string) =>
     const task = state.tasks[taskId];
     const run = viewOf(task);
     return task && run && task.logs.runId === run.runId ? task.logs.checks : NO_CHECKS;
+  });
+
+const NO_SETUPS: SetupRun[] = [];
+
+/** The worktree setups of the run shown, oldest first (none for a run only proposed, or no setup command). */
+export const useSetupRuns = (taskId: string) =>
+  usePipelineStore((state) => {
+    const task = state.tasks[taskId];
+    const run = viewOf(task);
+    return task && run && task.logs.runId === run.runId ? (task.logs.setups ?? NO_SETUPS) : NO_SETUPS;
   });
 
 export const useRunSummary = (taskId: string) => usePipelineStore((state) => state.summaries[taskId] ?? null);

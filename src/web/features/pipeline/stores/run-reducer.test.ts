@@ -189,6 +189,27 @@ describe('the fetched copy', () => {
     const next = reduceEvents(later, [runEvents('run-2').phase(9, 'planning')]);
     expect(next.logs.checks).toEqual([]);
   });
+
+  it('gathers setup output apart from the checks: one setup per attempt, a cache hit standing alone', () => {
+    const task = reduce(
+      e.phase(1, 'coding'),
+      e.setupLog(2, 'npm ERR!\n', 'stderr'),
+      e.setupResult(3, { exitCode: 1, reason: 'exit code 1' }),
+      e.checkLog(4, 'checking\n'),
+      e.setupResult(5, { exitCode: null, cache: 'hit' }),
+    );
+    expect(task.logs.checks).toHaveLength(1);
+    expect(task.logs.setups.map((s) => s.entries.map((l) => [l.stream, l.chunk]))).toEqual([
+      [['stderr', 'npm ERR!\n']],
+      [],
+    ]);
+    expect(task.logs.setups.map((s) => [s.result?.passed, s.result?.cache])).toEqual([
+      [false, 'miss'],
+      [true, 'hit'],
+    ]);
+    const next = reduceEvents(task, [runEvents('run-2').phase(9, 'planning')]);
+    expect(next.logs.setups).toEqual([]);
+  });
 });
 
 describe('the agents’ timelines', () => {

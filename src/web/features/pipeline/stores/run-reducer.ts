@@ -7,6 +7,7 @@ import {
   newRunState,
   type PipelineRunState,
   type RunLogs,
+  type SetupRun,
   time,
   withProducts,
   withSummary,
@@ -148,30 +149,30 @@ function appendAgentEvent(
   return withLogs(task, applyToolResult(task.logs, event.data, id, owned));
 }
 
+type OutputEvent = TaskEvent & { type: 'check-log' | 'check-result' | 'setup-log' | 'setup-result' };
+
 /**
- * A check's output goes to the check in progress; output after a result (or the first) begins the
- * next check. A result ends the check in progress, or stands alone for a check that printed nothing.
+ * A check's (or a setup's) output goes to the one in progress; output after a result (or the first)
+ * begins the next one. A result ends the one in progress, or stands alone for one that printed nothing
+ * (a setup restored from the cache).
  */
-function appendCheck(
-  task: TaskRun,
-  event: TaskEvent & { type: 'check-log' | 'check-result' },
-  owned: Owned,
-): TaskRun {
-  const checks = task.logs.checks;
-  const last = checks.at(-1);
+function appendOutput(task: TaskRun, event: OutputEvent, owned: Owned): TaskRun {
+  const key = event.type === 'check-log' || event.type === 'check-result' ? 'checks' : 'setups';
+  const runs: (CheckRun | SetupRun)[] = task.logs[key];
+  const last = runs.at(-1);
   const open = last && last.result === null ? last : null;
-  let current: CheckRun;
+  let current: CheckRun | SetupRun;
   if (!open) current = { entries: [], result: null };
   else if (owned.has(open.entries)) current = open;
   else current = { entries: [...open.entries], result: null };
   owned.add(current.entries);
-  if (event.type === 'check-log') {
+  if (event.type === 'check-log' || event.type === 'setup-log') {
     const { stream, chunk, timestamp } = event.data;
     current.entries.push({ id: event.id ?? 0, stream, chunk, timestamp });
-  } else current = { ...current, result: event.data };
+  } else current = { ...current, result: event.data } as CheckRun | SetupRun;
   if (current === open) return task;
-  const next = open ? [...checks.slice(0, -1), current] : [...checks, current];
-  return { ...task, logs: { ...task.logs, checks: next } };
+  const next = open ? [...runs.slice(0, -1), current] : [...runs, current];
+  return { ...task, logs: { ...task.logs, [key]: next } };
 }
 
 function reduceOne(task: TaskRun, event: TaskEvent, owned: Owned): TaskRun {
@@ -185,7 +186,13 @@ function reduceOne(task: TaskRun, event: TaskEvent, owned: Owned): TaskRun {
   if (!entered?.confirmed) return counted;
   if (event.type === 'agent-log' || event.type === 'agent-tool-call' || event.type === 'agent-tool-result')
     return appendAgentEvent(entered, event, owned);
-  if (event.type === 'check-log' || event.type === 'check-result') return appendCheck(entered, event, owned);
+  if (
+    event.type === 'check-log' ||
+    event.type === 'check-result' ||
+    event.type === 'setup-log' ||
+    event.type === 'setup-result'
+  )
+    return appendOutput(entered, event, owned);
   const confirmed = changeOf(event, entered.confirmed);
   const logs =
     event.type === 'usage' ? appendUsage(entered.logs, event.data, event.id ?? 0, owned) : entered.logs;

@@ -14,6 +14,7 @@ import {
   type PipelineStatus,
   type ProviderId,
   type ReviewResult,
+  type SetupResultData,
   type Subtask,
   type TokenUsage,
 } from '@/contracts/pipeline';
@@ -78,11 +79,23 @@ export interface CheckRun {
   result: CheckResultData | null;
 }
 
-/** A run's agent output and its checks, and which run they are of. */
+/**
+ * One run of the project's setup command in the run's worktree (before its first check, service or
+ * coder step; again on a Retry after it failed): its output and how it ended (maybe from the cache).
+ */
+export interface SetupRun {
+  entries: CheckLogEntry[];
+  /** Null while it runs, or when it was stopped. */
+  result: SetupResultData | null;
+}
+
+/** A run's agent output, its setups and its checks, and which run they are of. */
 export interface RunLogs extends AgentLogsState {
   runId: string | null;
   /** The repository's checks, oldest first. */
   checks: CheckRun[];
+  /** The worktree's setups, oldest first (more than one when a failed setup was retried). */
+  setups: SetupRun[];
 }
 
 export interface SubtaskProgress {
@@ -142,6 +155,7 @@ export const emptyLogs = (runId: string | null = null): RunLogs => ({
   coder: [],
   reviewer: [],
   checks: [],
+  setups: [],
 });
 
 export const isActivePhase = (phase: PipelinePhase): phase is ActivePhase =>
