@@ -7,6 +7,7 @@ import {
   type CoderEngineId,
   MAX_TOOL_CALLS,
   type Project,
+  SETUP_TIMEOUT_SECONDS,
   TASK_TOKEN_BUDGET,
   updateProjectSchema,
 } from '@/contracts/projects';
@@ -19,6 +20,7 @@ import { Select } from '@/web/components/ui/select';
 import { Textarea } from '@/web/components/ui/textarea';
 import { isApiError } from '@/web/lib/api-client';
 import { useUpdateProject } from '../api/update-project';
+import { SetupHelp } from './setup-help';
 
 interface ProjectSettingsDialogProps {
   project: Project;
@@ -27,7 +29,8 @@ interface ProjectSettingsDialogProps {
 }
 
 /**
- * A project's name, its repository's own check (command and timeout), its token budget per task,
+ * A project's name, the setup of its worktrees (command, timeout, what AutoCoder proposes, the
+ * dependency cache), its repository's own check (command and timeout), its token budget per task,
  * how its coder works (engine, tool calls per step) and its sandboxes' network.
  */
 export function ProjectSettingsDialog({ project, open, onOpenChange }: ProjectSettingsDialogProps) {
@@ -50,6 +53,8 @@ function fieldsOf(project: Project) {
     name: project.name,
     checkCommand: project.checkCommand ?? '',
     timeout: String(project.checkTimeoutSeconds),
+    setupCommand: project.setupCommand ?? '',
+    setupTimeout: String(project.setupTimeoutSeconds ?? SETUP_TIMEOUT_SECONDS.default),
     budget:
       project.taskTokenBudget === null || project.taskTokenBudget === undefined
         ? ''
@@ -76,6 +81,8 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
   const [name, setName] = useState(saved.name);
   const [checkCommand, setCheckCommand] = useState(saved.checkCommand);
   const [timeout, setTimeoutSeconds] = useState(saved.timeout);
+  const [setupCommand, setSetupCommand] = useState(saved.setupCommand);
+  const [setupTimeout, setSetupTimeout] = useState(saved.setupTimeout);
   const [budget, setBudget] = useState(saved.budget);
   const [budgetNotANumber, setBudgetNotANumber] = useState(false);
   const [ownHosts, setOwnHosts] = useState(saved.ownHosts);
@@ -83,7 +90,18 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
   const [coderEngine, setCoderEngine] = useState<CoderEngineId>(saved.coderEngine);
   const [maxToolCalls, setMaxToolCalls] = useState(saved.maxToolCalls);
   const [toolCallsInvalid, setToolCallsInvalid] = useState<string | undefined>(undefined);
-  const current = { name, checkCommand, timeout, budget, ownHosts, hosts, coderEngine, maxToolCalls };
+  const current = {
+    name,
+    checkCommand,
+    timeout,
+    setupCommand,
+    setupTimeout,
+    budget,
+    ownHosts,
+    hosts,
+    coderEngine,
+    maxToolCalls,
+  };
   const dirty = (Object.keys(saved) as (keyof typeof saved)[]).some((key) => current[key] !== saved[key]);
   const updateProject = useUpdateProject();
   const error = updateProject.error;
@@ -92,6 +110,8 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
     'name',
     'checkCommand',
     'checkTimeoutSeconds',
+    'setupCommand',
+    'setupTimeoutSeconds',
     'taskTokenBudget',
     'sandboxAllowedHosts',
     'coderEngine',
@@ -124,6 +144,8 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
         name,
         checkCommand: checkCommand.trim() === '' ? null : checkCommand,
         checkTimeoutSeconds: Number(timeout),
+        setupCommand: setupCommand.trim() === '' ? null : setupCommand,
+        setupTimeoutSeconds: Number(setupTimeout),
         taskTokenBudget: noBudget ? null : tokens,
         sandboxAllowedHosts: ownHosts
           ? hosts
@@ -148,6 +170,39 @@ function ProjectSettingsForm({ project, onDone }: { project: Project; onDone: ()
           autoFocus
           onFocus={(event) => event.currentTarget.select()}
           data-testid="project-name-input"
+        />
+      </Field>
+      <Field
+        label="Setup command"
+        error={fieldError('setupCommand')}
+        hint="Runs with sh -c in every new worktree of a run before its first check, service or coder step, e.g. npm ci. What it installs is cached by the lockfiles' content. Empty: no setup."
+      >
+        <Textarea
+          value={setupCommand}
+          onChange={(event) => setSetupCommand(event.target.value)}
+          maxLength={CHECK_COMMAND_MAX_LENGTH}
+          rows={2}
+          spellCheck={false}
+          className="font-mono text-xs"
+          placeholder="npm ci"
+          data-testid="project-setup-command"
+        />
+      </Field>
+      <SetupHelp projectId={project.id} empty={setupCommand.trim() === ''} onAccept={setSetupCommand} />
+      <Field
+        label="Setup timeout (seconds)"
+        error={fieldError('setupTimeoutSeconds')}
+        hint={`${SETUP_TIMEOUT_SECONDS.min}–${SETUP_TIMEOUT_SECONDS.max}; a setup that runs longer fails and pauses the run.`}
+      >
+        <Input
+          type="number"
+          inputMode="numeric"
+          min={SETUP_TIMEOUT_SECONDS.min}
+          max={SETUP_TIMEOUT_SECONDS.max}
+          step={1}
+          value={setupTimeout}
+          onChange={(event) => setSetupTimeout(event.target.value)}
+          data-testid="project-setup-timeout"
         />
       </Field>
       <Field
