@@ -100,6 +100,10 @@ export interface EngineFigures {
   /** Per step, engine process ÷ step wall. */
   engineShare?: LatencySummary;
   cancel?: CancelRecord;
+  /** During this engine's runs: the server's main thread on a CPU and waiting for one, % of the runs' time. */
+  server?: { cpuPercent: number; waitedPercent: number };
+  /** During this engine's runs: the bench's event-loop delay beyond its 10 ms timer (part of every delivery). */
+  benchLoopDelayMs?: { p50: number; p99: number; max: number };
 }
 
 const CODER_TIMELINE = new Set(['agent-log', 'agent-tool-call', 'agent-tool-result']);
@@ -169,7 +173,7 @@ export function figuresOf(
   engine: BenchEngine,
   runs: readonly RunRecord[],
   delivered: readonly Received[],
-  extra: Pick<EngineFigures, 'version' | 'cliVersion' | 'cancel'>,
+  extra: Pick<EngineFigures, 'version' | 'cliVersion' | 'cancel' | 'server' | 'benchLoopDelayMs'>,
 ): EngineFigures {
   const mine = runs.filter((run) => run.engine === engine);
   const steps = mine.flatMap((run) => run.steps);

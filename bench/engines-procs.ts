@@ -87,11 +87,16 @@ export function alive(pid: number): boolean {
   }
 }
 
+/** A process first seen this recently has its command line read again: it may not have exec'd yet. */
+const YOUNG_MS = 1_000;
+
 /**
  * Scans /proc every `intervalMs` for processes naming `token` and groups them into sessions: a
  * session starts when one appears while none runs and ends at the first scan that finds none.
  * Its start is the earliest /proc starttime of its processes (10 ms ticks), its end up to one
- * interval (plus a scan, ~1–2 ms) late.
+ * interval (plus a scan) late. A process seen not naming it for a second is not read again (it
+ * would have to exec the engine to become one), which keeps a scan to a directory listing and a
+ * few reads.
  */
 export class EngineWatch {
   readonly sessions: EngineSession[] = [];
@@ -100,6 +105,8 @@ export class EngineWatch {
   scans = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly boot = bootedAt();
+  /** Pids not naming the token, with when they were first seen. */
+  private readonly others = new Map<number, number>();
 
   constructor(
     private readonly token: string,
@@ -125,25 +132,39 @@ export class EngineWatch {
   scan(): void {
     const cpu = process.cpuUsage();
     const now = Date.now();
-    const pids = pidsRunning(this.token);
     let session = this.current;
-    if (pids.length === 0) {
-      if (session) session.goneAt = now;
-    } else {
+    const listed = new Set<number>();
+    let running = false;
+    for (const entry of readdirSync('/proc')) {
+      if (!PID.test(entry)) continue;
+      const pid = Number(entry);
+      listed.add(pid);
+      if (session?.pids.has(pid)) {
+        // A zombie runs nothing (its parent has not reaped it yet).
+        if (alive(pid)) running = true;
+        continue;
+      }
+      const firstSeen = this.others.get(pid);
+      if (firstSeen !== undefined && now - firstSeen > YOUNG_MS) continue;
+      if (!cmdlineOf(pid).includes(this.token)) {
+        if (firstSeen === undefined) this.others.set(pid, now);
+        continue;
+      }
+      this.others.delete(pid);
+      running = true;
       if (!session) {
         session = { spawnAt: now, firstSeenAt: now, goneAt: null, pids: new Set() };
         this.sessions.push(session);
       }
-      for (const pid of pids) {
-        if (session.pids.has(pid)) continue;
-        session.pids.add(pid);
-        const stat = statOf(pid);
-        if (stat) {
-          const startedAt = this.boot + (stat.startTicks * 1000) / CLOCK_TICKS_PER_SECOND;
-          session.spawnAt = Math.min(session.spawnAt, startedAt);
-        }
+      session.pids.add(pid);
+      const stat = statOf(pid);
+      if (stat) {
+        const startedAt = this.boot + (stat.startTicks * 1000) / CLOCK_TICKS_PER_SECOND;
+        session.spawnAt = Math.min(session.spawnAt, startedAt);
       }
     }
+    if (session && !running) session.goneAt = now;
+    for (const pid of this.others.keys()) if (!listed.has(pid)) this.others.delete(pid);
     const used = process.cpuUsage(cpu);
     this.scanCpuMs += (used.user + used.system) / 1000;
     this.scans++;

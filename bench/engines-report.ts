@@ -157,8 +157,23 @@ export function printEngines(result: EnginesResult): void {
     );
   }
   console.log(
-    `\nThe bench's own event-loop delay during the runs (part of every delivery figure): p50 ` +
-      `${ms(result.bench.eventLoopDelayMs.p50)}, p99 ${ms(result.bench.eventLoopDelayMs.p99)}, max ` +
-      `${ms(result.bench.eventLoopDelayMs.max)} ms; one /proc scan cost it ${result.bench.scanCpuMs ?? '–'} ms of CPU.`,
+    "\nThe machine during each engine's runs: the server's main thread (its event loop) on a CPU and " +
+      'waiting for one, % of the time; the bench’s own event-loop delay beyond its 10 ms timer (ms), part of every delivery figure',
+  );
+  console.log(
+    table(
+      ['engine', 'server CPU', 'server waited', 'bench delay p50', 'p99', 'max'],
+      measured.map((entry) => [
+        entry.engine,
+        entry.server ? `${entry.server.cpuPercent} %` : '–',
+        entry.server ? `${entry.server.waitedPercent} %` : '–',
+        ms(entry.benchLoopDelayMs?.p50),
+        ms(entry.benchLoopDelayMs?.p99),
+        ms(entry.benchLoopDelayMs?.max),
+      ]),
+    ),
+  );
+  console.log(
+    `One /proc scan (every run, every ${result.bench.scanMs} ms) cost the bench ${result.bench.scanCpuMs ?? '–'} ms of CPU.`,
   );
 }

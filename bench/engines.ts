@@ -27,7 +27,7 @@ import {
 import { cancelMidStep } from './engines-cancel.js';
 import { type Ground, newTask, startRun, TASK, waitEnd, watchTask } from './engines-client.js';
 import { EngineWatch } from './engines-procs.js';
-import { firstLine, intEnv } from './lib/common.js';
+import { firstLine, intEnv, schedStatMs } from './lib/common.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
 import { startBenchServer } from './lib/server.js';
 import { round } from './lib/stats.js';
@@ -70,9 +70,9 @@ export interface EnginesResult {
   engines: EngineFigures[];
   runs: RunRecord[];
   bench: {
-    /** The bench's event-loop delay beyond its 10 ms timer, during the runs. */
-    eventLoopDelayMs: { p50: number; p99: number; max: number };
-    /** CPU one /proc scan cost this process (every `scanMs` during every run). */
+    /** How often /proc was scanned during every run. */
+    scanMs: number;
+    /** CPU one /proc scan cost this process. */
     scanCpuMs: number | null;
   };
   loadAverage: { before: number[]; after: number[] };
@@ -89,9 +89,7 @@ function cliVersion(program: string): string | undefined {
       timeout: 30_000,
       env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' },
       stdio: ['ignore', 'pipe', 'ignore'],
-    })
-      .trim()
-      .split('\n')[0];
+    }).match(/\d+\.\d+\.\d+\S*/)?.[0];
   } catch {
     return undefined;
   }
@@ -183,7 +181,7 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
   const bwrap = findBwrap(process.env.PATH ?? '/usr/bin:/bin');
   const { simulator, simulatorPort } = await startSimulator();
   try {
-    const server = await startBenchServer({
+    const bench = await startBenchServer({
       kind: 'pglite',
       databaseUrl: undefined,
       name: 'engines',
@@ -195,26 +193,31 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
     });
     try {
       console.log(
-        `  server up in ${Math.round(server.startMs)} ms (PGlite, sandbox ${bwrap ? 'bwrap' : 'auto: no bubblewrap'}; ` +
+        `  server up in ${Math.round(bench.startMs)} ms (PGlite, sandbox ${bwrap ? 'bwrap' : 'auto: no bubblewrap'}; ` +
           'the simulator in its own process, no chunk delay)',
       );
-      const client = new BenchClient(new http.Agent({ keepAlive: true, maxSockets: 4 }), server.port);
+      const client = new BenchClient(new http.Agent({ keepAlive: true, maxSockets: 4 }), bench.port);
       const email = `bench-engines-${randomBytes(3).toString('hex')}@example.com`;
       await registerWithProject(client, email, PASSWORD);
       const listed = await client.json<EnginesResponse>('GET', '/api/engines', undefined, 200);
-      const ground: Ground = { port: server.port, client, binaries: {} };
+      const ground: Ground = { port: bench.port, client, binaries: {} };
       const { usable, skipped, versions } = usableEngines(config, listed.engines, ground);
       const scanToken = ground.binaries['claude-code'] ?? ground.binaries.codex;
 
       const runs: RunRecord[] = [];
       const delivered = new Map<BenchEngine, Received[]>(usable.map((engine) => [engine, []]));
       const scanCost: ScanCost = { cpuMs: 0, scans: 0 };
-      const delay = monitorEventLoopDelay({ resolution: 10 });
-      delay.enable();
+      // Per engine, over its runs: the bench's event-loop delay and the server's main thread's CPU.
+      const delays = new Map(usable.map((engine) => [engine, monitorEventLoopDelay({ resolution: 10 })]));
+      const server = new Map(usable.map((engine) => [engine, { runMs: 0, waitMs: 0, wallMs: 0 }]));
       // The engines interleaved, one run at a time: a drift of the machine's load touches all alike.
       for (let round = 0; round < config.runs; round++) {
         for (const engine of usable) {
           const token = engine === 'autocoder' ? scanToken : ground.binaries[engine];
+          const delay = delays.get(engine);
+          const sched = schedStatMs(bench.server.pid);
+          const wall = Date.now();
+          delay?.enable();
           try {
             const done = await oneRun(ground, engine, round, config, token, scanCost);
             runs.push(done.run);
@@ -230,6 +233,14 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
               error: firstLine(error),
             });
           }
+          delay?.disable();
+          const schedAfter = schedStatMs(bench.server.pid);
+          const used = server.get(engine);
+          if (used && sched && schedAfter) {
+            used.runMs += schedAfter.runMs - sched.runMs;
+            used.waitMs += schedAfter.waitMs - sched.waitMs;
+            used.wallMs += Date.now() - wall;
+          }
           const last = runs.at(-1);
           console.log(
             `  ${engine} run ${round + 1}/${config.runs}: ${last?.outcome}${last?.error ? ` (${last.error})` : ''}, ` +
@@ -237,7 +248,6 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
           );
         }
       }
-      delay.disable();
 
       const cancels = new Map<BenchEngine, CancelRecord>();
       for (const engine of config.cancel ? usable : []) {
@@ -252,8 +262,23 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
       }
 
       const beyond = (value: number) => round(Math.max(0, value / 1e6 - 10), 1);
+      const loopDelay = (engine: BenchEngine) => {
+        const delay = delays.get(engine);
+        return delay
+          ? { p50: beyond(delay.percentile(50)), p99: beyond(delay.percentile(99)), max: beyond(delay.max) }
+          : undefined;
+      };
+      const serverCpu = (engine: BenchEngine) => {
+        const used = server.get(engine);
+        return used?.wallMs
+          ? {
+              cpuPercent: round((used.runMs / used.wallMs) * 100, 0),
+              waitedPercent: round((used.waitMs / used.wallMs) * 100, 0),
+            }
+          : undefined;
+      };
       return {
-        serverStartMs: round(server.startMs, 0),
+        serverStartMs: round(bench.startMs, 0),
         sandbox: bwrap ? 'bwrap' : 'auto',
         engines: config.engines.map(
           (engine) =>
@@ -261,22 +286,20 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
             figuresOf(engine, runs, delivered.get(engine) ?? [], {
               ...versions.get(engine),
               ...(cancels.has(engine) ? { cancel: cancels.get(engine) } : {}),
+              ...(server.get(engine)?.wallMs ? { server: serverCpu(engine) } : {}),
+              ...(delays.has(engine) ? { benchLoopDelayMs: loopDelay(engine) } : {}),
             }),
         ),
         runs,
         bench: {
-          eventLoopDelayMs: {
-            p50: beyond(delay.percentile(50)),
-            p99: beyond(delay.percentile(99)),
-            max: beyond(delay.max),
-          },
+          scanMs: config.scanMs,
           scanCpuMs: scanCost.scans ? round(scanCost.cpuMs / scanCost.scans, 2) : null,
         },
         loadAverage: { before: loadBefore, after: os.loadavg().map((value) => round(value, 2)) },
         wallS: round((Date.now() - began) / 1000, 0),
       };
     } finally {
-      await server.stop();
+      await bench.stop();
     }
   } finally {
     await simulator.stop();
