@@ -38,6 +38,8 @@ export interface RunCursor {
    * fixing step; the review that follows fails when it failed, and the next fix is shown its tail.
    */
   check?: CheckOutcome | undefined;
+  /** The worktree's setup is done for this command: the top-level entries it made (never committed). */
+  setup?: { command: string; paths: string[] } | undefined;
 }
 
 /** A check's result as a run keeps it (the `check-result` event without its run and time). */

@@ -30,6 +30,7 @@ import { projectRoutes } from './modules/projects/projects.routes.js';
 import { previewHost } from './modules/services/preview.routes.js';
 import { isServiceProxyPath, serviceRoutes } from './modules/services/services.routes.js';
 import { workspaceRoutes } from './modules/services/workspaces.routes.js';
+import { setupRoutes } from './modules/setup/setup.routes.js';
 import { taskRoutes } from './modules/tasks/tasks.routes.js';
 import { docsRoutes } from './openapi/docs.routes.js';
 import { healthRoutes } from './openapi/health.routes.js';
@@ -112,6 +113,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       ['/projects', projectRoutes(deps)],
       ['/projects', projectLocksRoutes(deps)],
       ['/projects', workspaceRoutes(deps)],
+      ['/projects', setupRoutes(deps)],
       ['/workspaces', serviceRoutes(deps, { baseDomain })],
       ['/tasks', taskRoutes(deps)],
       ['/tasks', startPipelineRoute(deps.orchestrator)],

@@ -15,6 +15,7 @@ import type { Orchestrator } from './modules/pipeline/orchestrator.js';
 import type { PreviewAccess } from './modules/services/preview-access.js';
 import type { ServiceProxy } from './modules/services/proxy.js';
 import type { ServiceManager } from './modules/services/service-manager.js';
+import type { DepCache } from './modules/setup/dep-cache.js';
 
 /** Everything a module needs from the outside world, handed in by `createApp(deps)`. */
 export interface AppDeps {
@@ -43,6 +44,8 @@ export interface AppDeps {
   orchestrator: Orchestrator;
   /** Claude Code and Codex as coder engines (GET /api/engines). */
   engines: ExternalEngines;
+  /** The dependency cache of worktree setups (GET /api/projects/:id/setup). */
+  depCache: DepCache;
   /** Import graphs per (project, branch), kept at the branch head. */
   graphs: GraphService;
   sse: SseSettings;

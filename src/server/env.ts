@@ -76,6 +76,9 @@ const envSchema = z.object({
     .min(1024)
     .default(1024 * 1024 * 1024),
   /** How long a run may work (from its start or a retry) before it is paused with `run_timeout` (NFR-04-013). */
+  /** The dependency cache of worktree setups: every project's entries together, and one project's, in GB. */
+  AUTOCODER_CACHE_MAX_GB: z.coerce.number().min(0).default(10),
+  AUTOCODER_CACHE_PROJECT_MAX_GB: z.coerce.number().min(0).default(2),
   AUTOCODER_RUN_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -164,6 +167,8 @@ export type Env = {
   /** AUTOCODER_MAX_BLOB_BYTES and AUTOCODER_MAX_PUSH_UNPACKED_BYTES: what one push may bring. */
   gitPush: { maxBlobBytes: number; maxUnpackedBytes: number };
   runTimeoutMs: number;
+  /** AUTOCODER_CACHE_MAX_GB and AUTOCODER_CACHE_PROJECT_MAX_GB, in bytes. */
+  depCache: { totalMaxBytes: number; projectMaxBytes: number };
   /** AUTOCODER_SANDBOX as set (undefined: choose from what is installed and HOST). */
   sandboxMode: 'bwrap' | 'host' | 'off' | undefined;
   /** AUTOCODER_SANDBOX_MEMORY_MB, _PIDS, _CPUS as set (undefined: the defaults of sandboxLimits). */
@@ -221,6 +226,12 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
       maxUnpackedBytes: env.AUTOCODER_MAX_PUSH_UNPACKED_BYTES,
     },
     runTimeoutMs: env.AUTOCODER_RUN_TIMEOUT_MS,
+    depCache: {
+      totalMaxBytes: Math.round(env.AUTOCODER_CACHE_MAX_GB * 1024 ** 3),
+      projectMaxBytes: Math.round(
+        Math.min(env.AUTOCODER_CACHE_PROJECT_MAX_GB, env.AUTOCODER_CACHE_MAX_GB) * 1024 ** 3,
+      ),
+    },
     sandboxMode: env.AUTOCODER_SANDBOX || undefined,
     sandboxLimits: {
       memoryMb: env.AUTOCODER_SANDBOX_MEMORY_MB,

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import path from 'node:path';
 import type { Database } from './db/client.js';
 import type { AppDeps } from './deps.js';
 import { credentialRecheckFor } from './lib/credential-recheck.js';
@@ -32,6 +33,7 @@ import type { ServiceSandbox } from './modules/services/managed-service.js';
 import { PreviewAccess } from './modules/services/preview-access.js';
 import { ServiceProxy } from './modules/services/proxy.js';
 import { ServiceManager, type ServiceManagerOptions } from './modules/services/service-manager.js';
+import { DepCache } from './modules/setup/dep-cache.js';
 
 export interface RuntimeOptions {
   database: Database;
@@ -66,6 +68,8 @@ export interface RuntimeOptions {
   maxAnswerBytes?: number;
   /** How long a run may work before it is paused (AUTOCODER_RUN_TIMEOUT_MS). */
   runTimeoutMs?: number;
+  /** The dependency cache's caps (AUTOCODER_CACHE_MAX_GB, AUTOCODER_CACHE_PROJECT_MAX_GB); 10 GB and 2 GB by default. */
+  depCache?: { totalMaxBytes: number; projectMaxBytes: number };
   /** What one push may bring (AUTOCODER_MAX_BLOB_BYTES, AUTOCODER_MAX_PUSH_UNPACKED_BYTES). */
   gitPush?: Partial<PushLimits>;
   sse?: Partial<SseSettings>;
@@ -114,6 +118,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
   const guardedFetch = createGuardedFetch(network);
+  const depCache = new DepCache({
+    root: path.join(options.dataDir, 'cache', 'deps'),
+    totalMaxBytes: options.depCache?.totalMaxBytes ?? 10 * 1024 ** 3,
+    projectMaxBytes: options.depCache?.projectMaxBytes ?? 2 * 1024 ** 3,
+  });
   const engines = createExternalEngines({
     catalog: createEngineCatalog({
       sandboxRefusal: () =>
@@ -148,6 +157,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.runTimeoutMs !== undefined ? { runTimeoutMs: options.runTimeoutMs } : {}),
     locks: runLocks,
     engines,
+    depCache,
     headsMoved: (repo, moved) => announceMovedHeads(headWatch, repo, moved),
   });
   const sse = { ...DEFAULT_SSE_SETTINGS, ...options.sse };
@@ -185,6 +195,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     events,
     orchestrator,
     engines,
+    depCache,
     graphs,
     sse,
     sseHub,

@@ -57,6 +57,7 @@ export async function startServer({ env, logger, sandbox, database }: ServeOptio
     sse: { maxStreamsPerUser: env.sseMaxStreamsPerUser },
     maxAnswerBytes: env.maxAnswerBytes,
     runTimeoutMs: env.runTimeoutMs,
+    depCache: env.depCache,
     gitPush: env.gitPush,
     // In Redis, every process of the server sees the same file locks.
     ...(env.redisUrl ? { lockStore: createRedisLockStore(env.redisUrl) } : {}),

@@ -7,6 +7,7 @@ import { LockConflictError } from '../coordination/run-locks.js';
 import { EngineUnavailableError } from '../engines/engine-catalog.js';
 import { EngineFailedError } from '../engines/engine-errors.js';
 import { LlmError } from '../llm/provider.js';
+import { SetupFailedError } from '../setup/setup-errors.js';
 import { AgentOutputError, AnswerTooLargeError } from './agents/agent-base.js';
 import { BudgetExceededError } from './budget.js';
 
@@ -82,6 +83,12 @@ export function describeFailure(
   if (error instanceof EngineFailedError || error instanceof EngineUnavailableError) {
     return {
       details: { ...base, type: 'engine_failed', message: error.message, retryable: true },
+      logAsBug: false,
+    };
+  }
+  if (error instanceof SetupFailedError) {
+    return {
+      details: { ...base, type: 'setup_failed', message: error.message, retryable: true },
       logAsBug: false,
     };
   }

@@ -66,6 +66,7 @@ export class Orchestrator {
       ...(deps.maxAnswerBytes !== undefined ? { maxAnswerBytes: deps.maxAnswerBytes } : {}),
       ...(deps.locks ? { locks: deps.locks } : {}),
       ...(deps.engines ? { engines: deps.engines } : {}),
+      ...(deps.depCache ? { depCache: deps.depCache } : {}),
     };
     this.backoffBaseMs = deps.backoffBaseMs ?? 1000;
     this.slots = new RunningSlots(deps.db, deps.maxRunningPerUser ?? 5);

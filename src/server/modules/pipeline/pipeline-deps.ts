@@ -6,6 +6,7 @@ import type { RunLocks } from '../coordination/run-locks.js';
 import type { ExternalEngines } from '../engines/external-engines.js';
 import type { EventLog } from '../events/event-log.js';
 import type { LlmProvider } from '../llm/provider.js';
+import type { DepCache } from '../setup/dep-cache.js';
 import type { ProviderDefaults, ResolvedProvider } from './provider-resolution.js';
 
 /** Builds the provider of one run from what was resolved for it (keys included, in memory only). */
@@ -35,6 +36,8 @@ export interface OrchestratorDeps {
   locks?: RunLocks;
   /** Claude Code and Codex as coder engines; a run that asks for one without them is refused. */
   engines?: ExternalEngines;
+  /** Installed results of worktree setups (the dependency cache); without it every setup installs. */
+  depCache?: DepCache;
   /**
    * Announces that an approval or a revert moved the project's branch (the graph module's
    * `announceMovedHeads`: the `head-moved` event and a graph refresh); nothing is said without it.

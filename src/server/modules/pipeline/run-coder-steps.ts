@@ -38,7 +38,7 @@ export async function updateBranch(env: DriverEnv, ctx: RunContext, row: CallRec
       message: `${message}\n\nConflicts resolved in: ${conflicts.join(', ')}.`,
     });
   } else {
-    const sha = await commitAll(ctx.worktreePath, message);
+    const sha = await commitAll(ctx.worktreePath, message, ctx.setupPaths);
     if (sha) ctx.headCommit = sha;
     ctx.checkedTree = undefined;
   }

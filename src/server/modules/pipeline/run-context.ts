@@ -9,6 +9,7 @@ import type { RunLocks } from '../coordination/run-locks.js';
 import type { EngineCredentials } from '../engines/engine-target.js';
 import type { ExternalEngines } from '../engines/external-engines.js';
 import type { LlmProvider } from '../llm/provider.js';
+import type { DepCache } from '../setup/dep-cache.js';
 import { branchName } from '../workspace/branch-name.js';
 import type { TaskContext } from './prompts/task-context.js';
 import type { RunHandle } from './run-registry.js';
@@ -31,6 +32,8 @@ export interface DriverEnv {
   locks?: RunLocks;
   /** The person's coding agents (Claude Code, Codex) as coder engines; none without them. */
   engines?: ExternalEngines;
+  /** Installed results of worktree setups, by the lockfiles' content; none: every setup installs. */
+  depCache?: DepCache;
 }
 
 /** Everything the driver needs for one run, in memory while it executes; built whole by `buildRunContext`. */
@@ -41,6 +44,10 @@ export interface RunContext extends RunRef {
   defaultBranch: string;
   /** The project's check, run once the subtasks are coded and after every fix; null: the project has none. */
   check: CheckSettings | null;
+  /** The project's setup command, run in the worktree before its first step; null: none. */
+  setup: { command: string; timeoutSeconds: number } | null;
+  /** What the setup made at the worktree's top level (`node_modules`): never committed. */
+  setupPaths: string[];
   worktreePath: string;
   branch: string;
   baseCommit: string | null;
@@ -108,6 +115,10 @@ export function buildRunContext(
           allowedHosts: found.project.sandboxAllowedHosts ?? null,
         }
       : null,
+    setup: found.project.setupCommand
+      ? { command: found.project.setupCommand, timeoutSeconds: found.project.setupTimeoutSeconds }
+      : null,
+    setupPaths: cursor.setup?.paths ?? [],
     worktreePath: row.worktreePath ?? run.worktreePath,
     branch: row.branch ?? branchName(found.task.title, row.id.slice(0, 8)),
     baseCommit: row.baseCommit,

@@ -17,6 +17,7 @@ import { failedCheckOf, verifyStep, withCheckVerdict } from './run-check.js';
 import { fixWith, updateBranch } from './run-coder-steps.js';
 import type { DriverEnv, RunContext } from './run-context.js';
 import { runCoderStep } from './run-engine-step.js';
+import { prepareSetup } from './run-setup.js';
 import { checkGoingOn, enterPhase, persist, RunStopped } from './run-steps.js';
 import { setTaskFields } from './runs.repo.js';
 
@@ -172,6 +173,8 @@ async function review(env: DriverEnv, ctx: RunContext, row: CallRecords) {
 export async function driveRun(env: DriverEnv, ctx: RunContext, row: CallRecords) {
   let current = row;
   try {
+    // The worktree can run the project (its dependencies installed) before any agent works in it.
+    await prepareSetup(env, ctx);
     for (;;) {
       if (ctx.handle.cancelled) return;
       switch (ctx.cursor.phase) {

@@ -122,7 +122,7 @@ export async function runCoderStep(
   if (engine.id === 'claude-code' || engine.id === 'codex') {
     // An external engine changes files its own way (a shell, a patch): every path the commit
     // would change is held before it is committed, waiting for another agent's lock as today.
-    const unheld = (await stagedChanges(ctx.worktreePath)).filter((file) => !held.has(file));
+    const unheld = (await stagedChanges(ctx.worktreePath, ctx.setupPaths)).filter((file) => !held.has(file));
     if (unheld.length > 0) await env.locks?.hold(agent, unheld, intent, signal);
     checkGoingOn(ctx);
   }
@@ -134,7 +134,7 @@ export async function runCoderStep(
 /** Commits the worktree and adds what the commit changed to the run's list of changed files. */
 async function commitStep(ctx: RunContext, message: string) {
   const previous = ctx.headCommit ?? ctx.baseCommit ?? EMPTY_TREE;
-  const sha = await commitAll(ctx.worktreePath, message);
+  const sha = await commitAll(ctx.worktreePath, message, ctx.setupPaths);
   if (!sha) return;
   ctx.headCommit = sha;
   ctx.fileChanges = mergeFileChanges(ctx.fileChanges, await changesOf(ctx.repoPath, previous, sha));

@@ -16,9 +16,14 @@ import { readHeadCommit } from './refs.js';
  * toolchain must not fail a run) and so is signing (AutoCoder has no key). Lines starting
  * with `#` stay in the message.
  */
-export async function commitAll(worktreePath: string, message: string): Promise<string | null> {
+export async function commitAll(
+  worktreePath: string,
+  message: string,
+  /** Top-level entries never committed: what the worktree's setup made (`node_modules`). */
+  exclude: readonly string[] = [],
+): Promise<string | null> {
   await refuseNestedGit(worktreePath);
-  await stageAll(worktreePath);
+  await stageAll(worktreePath, exclude);
   const text = message.trim() || 'AutoCoder changes';
   // With hooks skipped and a message that is never empty, `git commit` exits 1 exactly when
   // nothing is staged: one process fewer per step than asking `git diff --cached --quiet` first.
@@ -37,8 +42,8 @@ export async function commitAll(worktreePath: string, message: string): Promise<
  * `git add -A` with the index's gitlinks left out, so that git never looks inside a nested
  * repository under one (`commitAll` refuses a worktree that holds one before this).
  */
-export async function stageAll(worktreePath: string): Promise<void> {
-  const outside = (await gitlinks(worktreePath)).map((link) => `:(exclude,literal)${link}`);
+export async function stageAll(worktreePath: string, exclude: readonly string[] = []): Promise<void> {
+  const outside = [...(await gitlinks(worktreePath)), ...exclude].map((link) => `:(exclude,literal)${link}`);
   await git(['add', '-A', '--', '.', ...outside], { cwd: worktreePath });
 }
 
@@ -58,9 +63,12 @@ async function gitlinks(worktreePath: string): Promise<string[]> {
  * Stages everything as `commitAll` would and returns the paths the commit would change (renames
  * as their two paths): what a step must hold WRITING locks on before it commits.
  */
-export async function stagedChanges(worktreePath: string): Promise<string[]> {
+export async function stagedChanges(
+  worktreePath: string,
+  exclude: readonly string[] = [],
+): Promise<string[]> {
   await refuseNestedGit(worktreePath);
-  await stageAll(worktreePath);
+  await stageAll(worktreePath, exclude);
   const out = await gitText(['diff', '--cached', '--name-only', '--no-renames', '-z'], { cwd: worktreePath });
   return out.split('\0').filter(Boolean);
 }

@@ -124,6 +124,8 @@ const RM_ALLOWED: Record<string, string> = {
   'src/server/modules/agent-tools/test-worktree.ts': 'test worktrees',
   'src/server/modules/llm/simulator/tool-test-executor.ts': "the simulator tests' temporary directories",
   'src/server/modules/llm/simulator/engine-test-kit.ts': "the engine tests' temporary repositories",
+  'src/server/modules/setup/dep-cache.ts':
+    'its own entries (eviction, Clear) and a staging copy, inside dataDir/cache',
   'src/server/lib/git.ts': "an untrusted git's temporary HOME",
   'src/server/db/client.ts': 'a database directory it created',
   'src/server/modules/workspace/test-repo.ts': 'test repositories',
