@@ -102,7 +102,7 @@ export interface EngineFigures {
   cancel?: CancelRecord;
   /** During this engine's runs: the server's main thread on a CPU and waiting for one, % of the runs' time. */
   server?: { cpuPercent: number; waitedPercent: number };
-  /** During this engine's runs: the bench's event-loop delay beyond its 10 ms timer (part of every delivery). */
+  /** During this engine's runs: how late the bench's 10 ms timer fired (its event-loop lag, part of every delivery). */
   benchLoopDelayMs?: { p50: number; p99: number; max: number };
 }
 

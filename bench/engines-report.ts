@@ -13,7 +13,7 @@ export async function runEnginesPart(): Promise<{
 }> {
   const config = enginesConfig();
   console.log(
-    `\n=== Engines: ${config.runs} runs per engine (${config.engines.join(', ')}), interleaved, one at a time, ` +
+    `\n=== Engines: ${config.warmup} untimed round(s), then ${config.runs} runs per engine (${config.engines.join(', ')}), interleaved, one at a time, ` +
       'on one server; the simulator at full speed' +
       (config.cancel
         ? `; one step per external engine cancelled mid-command (engine-sleep=${config.sleepSeconds})`
@@ -158,11 +158,11 @@ export function printEngines(result: EnginesResult): void {
   }
   console.log(
     "\nThe machine during each engine's runs: the server's main thread (its event loop) on a CPU and " +
-      'waiting for one, % of the time; the bench’s own event-loop delay beyond its 10 ms timer (ms), part of every delivery figure',
+      'waiting for one, % of the time; how late the bench’s 10 ms timer fired (ms): its own event-loop lag, part of every delivery figure',
   );
   console.log(
     table(
-      ['engine', 'server CPU', 'server waited', 'bench delay p50', 'p99', 'max'],
+      ['engine', 'server CPU', 'server waited', 'bench lag p50', 'p99', 'max'],
       measured.map((entry) => [
         entry.engine,
         entry.server ? `${entry.server.cpuPercent} %` : '–',

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EngineInfo, EnginesResponse } from '../src/contracts/engines.js';
 import { findEngineBinary } from '../src/server/modules/engines/engine-catalog.js';
@@ -30,12 +30,14 @@ import { EngineWatch } from './engines-procs.js';
 import { firstLine, intEnv, schedStatMs } from './lib/common.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
 import { startBenchServer } from './lib/server.js';
-import { round } from './lib/stats.js';
+import { round, summarize } from './lib/stats.js';
 import { startSimulator } from './pipeline/processes.js';
 
 export interface EnginesConfig {
   /** Runs per engine (each with the simulator's subtasks: one coder step each). */
   runs: number;
+  /** Untimed rounds first (one run per engine each): the server's code paths warm, as in the other parts. */
+  warmup: number;
   engines: BenchEngine[];
   /** How often /proc is scanned for the engine's processes during a run. */
   scanMs: number;
@@ -56,6 +58,7 @@ export function enginesConfig(): EnginesConfig {
   if (unknown.length) throw new Error(`BENCH_ENGINES: unknown engine ${unknown.join(', ')}`);
   return {
     runs: intEnv('BENCH_ENGINES_RUNS', 10),
+    warmup: intEnv('BENCH_ENGINES_WARMUP', 1),
     engines: ALL_ENGINES.filter((engine) => named.includes(engine)),
     scanMs: intEnv('BENCH_ENGINES_SCAN_MS', 20),
     runTimeoutMs: intEnv('BENCH_ENGINES_RUN_TIMEOUT_S', 120) * 1000,
@@ -93,6 +96,27 @@ function cliVersion(program: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The bench's own event-loop lag: a 10 ms timer's lateness, sampled into `samples` while started
+ * (monitorEventLoopDelay would count the pause between two runs as one long delay).
+ */
+function loopLag(samples: number[]) {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    start() {
+      let last = performance.now();
+      timer = setInterval(() => {
+        const now = performance.now();
+        samples.push(Math.max(0, now - last - 10));
+        last = now;
+      }, 10);
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
 }
 
 interface ScanCost {
@@ -207,23 +231,25 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
       const runs: RunRecord[] = [];
       const delivered = new Map<BenchEngine, Received[]>(usable.map((engine) => [engine, []]));
       const scanCost: ScanCost = { cpuMs: 0, scans: 0 };
-      // Per engine, over its runs: the bench's event-loop delay and the server's main thread's CPU.
-      const delays = new Map(usable.map((engine) => [engine, monitorEventLoopDelay({ resolution: 10 })]));
+      // Per engine, over its runs: the bench's event-loop lag and the server's main thread's CPU.
+      const lags = new Map(usable.map((engine) => [engine, [] as number[]]));
       const server = new Map(usable.map((engine) => [engine, { runMs: 0, waitMs: 0, wallMs: 0 }]));
       // The engines interleaved, one run at a time: a drift of the machine's load touches all alike.
-      for (let round = 0; round < config.runs; round++) {
+      for (let round = -config.warmup; round < config.runs; round++) {
+        const warm = round < 0;
         for (const engine of usable) {
           const token = engine === 'autocoder' ? scanToken : ground.binaries[engine];
-          const delay = delays.get(engine);
+          const lag = loopLag(warm ? [] : (lags.get(engine) ?? []));
           const sched = schedStatMs(bench.server.pid);
           const wall = Date.now();
-          delay?.enable();
+          lag.start();
+          let record: RunRecord;
           try {
             const done = await oneRun(ground, engine, round, config, token, scanCost);
-            runs.push(done.run);
-            delivered.get(engine)?.push(...done.delivered);
+            record = done.run;
+            if (!warm) delivered.get(engine)?.push(...done.delivered);
           } catch (error) {
-            runs.push({
+            record = {
               engine,
               round,
               taskId: '',
@@ -231,20 +257,21 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
               wallMs: null,
               steps: [],
               error: firstLine(error),
-            });
+            };
           }
-          delay?.disable();
+          lag.stop();
           const schedAfter = schedStatMs(bench.server.pid);
           const used = server.get(engine);
-          if (used && sched && schedAfter) {
+          if (!warm && used && sched && schedAfter) {
             used.runMs += schedAfter.runMs - sched.runMs;
             used.waitMs += schedAfter.waitMs - sched.waitMs;
             used.wallMs += Date.now() - wall;
           }
-          const last = runs.at(-1);
+          if (!warm) runs.push(record);
           console.log(
-            `  ${engine} run ${round + 1}/${config.runs}: ${last?.outcome}${last?.error ? ` (${last.error})` : ''}, ` +
-              `${last?.steps.length ?? 0} coder steps, ${last?.wallMs ? `${Math.round(last.wallMs)} ms` : '–'}`,
+            `  ${engine} ${warm ? 'warm-up run' : `run ${round + 1}/${config.runs}`}: ${record.outcome}` +
+              `${record.error ? ` (${record.error})` : ''}, ${record.steps.length} coder steps, ` +
+              `${record.wallMs ? `${Math.round(record.wallMs)} ms` : '–'}`,
           );
         }
       }
@@ -261,12 +288,9 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
         );
       }
 
-      const beyond = (value: number) => round(Math.max(0, value / 1e6 - 10), 1);
       const loopDelay = (engine: BenchEngine) => {
-        const delay = delays.get(engine);
-        return delay
-          ? { p50: beyond(delay.percentile(50)), p99: beyond(delay.percentile(99)), max: beyond(delay.max) }
-          : undefined;
+        const figures = summarize(lags.get(engine) ?? []);
+        return { p50: round(figures.p50, 1), p99: round(figures.p99, 1), max: round(figures.max, 1) };
       };
       const serverCpu = (engine: BenchEngine) => {
         const used = server.get(engine);
@@ -287,7 +311,7 @@ export async function benchEngines(config: EnginesConfig): Promise<EnginesResult
               ...versions.get(engine),
               ...(cancels.has(engine) ? { cancel: cancels.get(engine) } : {}),
               ...(server.get(engine)?.wallMs ? { server: serverCpu(engine) } : {}),
-              ...(delays.has(engine) ? { benchLoopDelayMs: loopDelay(engine) } : {}),
+              ...(lags.get(engine)?.length ? { benchLoopDelayMs: loopDelay(engine) } : {}),
             }),
         ),
         runs,
