@@ -1,8 +1,11 @@
-// The engines part as a browser drives it: a task with its coder engine, its live stream, its run.
+// The engines part as a browser drives it: which engines run here, a task with its coder engine, its live stream, its run.
+import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { EngineInfo } from '../src/contracts/engines.js';
 import type { CoderEngineId } from '../src/contracts/projects.js';
 import type { Task } from '../src/contracts/tasks.js';
-import type { BenchEngine, ExternalBenchEngine, Received } from './engines-analysis.js';
+import { findEngineBinary } from '../src/server/modules/engines/engine-catalog.js';
+import type { BenchEngine, EngineFigures, ExternalBenchEngine, Received } from './engines-analysis.js';
 import type { BenchClient } from './lib/http.js';
 import { SseClient, type SseEvent } from './lib/sse-client.js';
 
@@ -113,4 +116,53 @@ export async function waitEnd(ground: Ground, taskId: string, watched: Watched, 
       return 'timeout';
     }
   }
+}
+
+/** The engine's program's own `--version` (our binary, not repository code), as the catalog probes it. */
+function cliVersion(program: string): string | undefined {
+  try {
+    return execFileSync(program, ['--version'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).match(/\d+\.\d+\.\d+\S*/)?.[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which engines run here: the server's list (installed, starts, sandbox) and the binary to scan for. */
+export function usableEngines(
+  config: { engines: readonly BenchEngine[] },
+  listed: readonly EngineInfo[],
+  ground: Ground,
+) {
+  const skipped = new Map<BenchEngine, EngineFigures>();
+  const usable: BenchEngine[] = [];
+  const versions = new Map<BenchEngine, Pick<EngineFigures, 'version' | 'cliVersion'>>();
+  for (const engine of config.engines) {
+    const info = listed.find((entry) => entry.id === engine);
+    const version = info?.version ? { version: info.version } : {};
+    const skip = (reason: string) => {
+      skipped.set(engine, { engine, status: 'skipped', reason, ...version, runs: 0, outcomes: {}, steps: 0 });
+      console.log(`  ${engine}: skipped — ${reason}`);
+    };
+    if (!info?.available) {
+      skip(info?.reason ?? 'the server does not list it');
+      continue;
+    }
+    if (engine !== 'autocoder') {
+      const lookup = findEngineBinary(engine);
+      if ('missing' in lookup) {
+        skip(lookup.missing);
+        continue;
+      }
+      ground.binaries[engine] = lookup.found.program;
+      const cli = cliVersion(lookup.found.program);
+      versions.set(engine, { ...version, ...(cli ? { cliVersion: cli } : {}) });
+    }
+    usable.push(engine);
+  }
+  return { usable, skipped, versions };
 }

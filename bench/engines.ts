@@ -3,14 +3,12 @@
 // browser, each event's delay to the browser, the step's wall time beside the engine process's own,
 // and Cancel to no engine process left. One server, one machine, the engines interleaved, one run
 // at a time. See bench/README.md (Engines).
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EngineInfo, EnginesResponse } from '../src/contracts/engines.js';
-import { findEngineBinary } from '../src/server/modules/engines/engine-catalog.js';
+import type { EnginesResponse } from '../src/contracts/engines.js';
 import { findBwrap } from '../src/server/modules/sandbox/sandbox-mode.js';
 import {
   ALL_ENGINES,
@@ -25,7 +23,7 @@ import {
   stepsOf,
 } from './engines-analysis.js';
 import { cancelMidStep } from './engines-cancel.js';
-import { type Ground, newTask, startRun, TASK, waitEnd, watchTask } from './engines-client.js';
+import { type Ground, newTask, startRun, TASK, usableEngines, waitEnd, watchTask } from './engines-client.js';
 import { EngineWatch } from './engines-procs.js';
 import { firstLine, intEnv, schedStatMs } from './lib/common.js';
 import { BenchClient, registerWithProject } from './lib/http.js';
@@ -83,20 +81,6 @@ export interface EnginesResult {
 }
 
 const PASSWORD = 'correct horse battery staple';
-
-/** The engine's program's own `--version` (our binary, not repository code), as the catalog probes it. */
-function cliVersion(program: string): string | undefined {
-  try {
-    return execFileSync(program, ['--version'], {
-      encoding: 'utf8',
-      timeout: 30_000,
-      env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).match(/\d+\.\d+\.\d+\S*/)?.[0];
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The bench's own event-loop lag: a 10 ms timer's lateness, sampled into `samples` while started
@@ -166,37 +150,6 @@ async function oneRun(
     },
     delivered: watched.events.filter(isCoderTimeline),
   };
-}
-
-/** Which engines run here: the server's list (installed, starts, sandbox) and the binary to scan for. */
-function usableEngines(config: EnginesConfig, listed: readonly EngineInfo[], ground: Ground) {
-  const skipped = new Map<BenchEngine, EngineFigures>();
-  const usable: BenchEngine[] = [];
-  const versions = new Map<BenchEngine, Pick<EngineFigures, 'version' | 'cliVersion'>>();
-  for (const engine of config.engines) {
-    const info = listed.find((entry) => entry.id === engine);
-    const version = info?.version ? { version: info.version } : {};
-    const skip = (reason: string) => {
-      skipped.set(engine, { engine, status: 'skipped', reason, ...version, runs: 0, outcomes: {}, steps: 0 });
-      console.log(`  ${engine}: skipped — ${reason}`);
-    };
-    if (!info?.available) {
-      skip(info?.reason ?? 'the server does not list it');
-      continue;
-    }
-    if (engine !== 'autocoder') {
-      const lookup = findEngineBinary(engine);
-      if ('missing' in lookup) {
-        skip(lookup.missing);
-        continue;
-      }
-      ground.binaries[engine] = lookup.found.program;
-      const cli = cliVersion(lookup.found.program);
-      versions.set(engine, { ...version, ...(cli ? { cliVersion: cli } : {}) });
-    }
-    usable.push(engine);
-  }
-  return { usable, skipped, versions };
 }
 
 export async function benchEngines(config: EnginesConfig): Promise<EnginesResult> {
