@@ -7,6 +7,8 @@ import type { AppDeps } from '../deps.js';
 import { LOOPBACK_NAMES } from '../http/host-check.js';
 import { createLogger } from '../lib/logger.js';
 import { createMemoryRateLimitStore, DEFAULT_RATE_LIMITS, type RateLimits } from '../lib/rate-limit.js';
+import { egressAddressPolicy } from '../modules/sandbox/egress/egress-proxy.js';
+import { parseAllowList } from '../modules/sandbox/egress/host-allow-list.js';
 import { createSandbox, type Sandbox } from '../modules/sandbox/sandbox.js';
 import { type SandboxMode, sandboxConfig } from '../modules/sandbox/sandbox-mode.js';
 import { createRuntime, type RuntimeOptions } from '../runtime.js';
@@ -41,6 +43,11 @@ export interface TestAppOptions {
   sandboxMode?: SandboxMode;
   /** Collects every log line the server writes (level debug), for tests that search them. */
   logLines?: string[];
+  /**
+   * AUTOCODER_SANDBOX_ALLOWED_HOSTS as an operator would set it (bwrap mode): the hosts sandboxed
+   * commands may reach through the egress proxies. Unset: no network, as on a server without it.
+   */
+  sandboxAllowedHosts?: readonly string[];
 }
 
 /**
@@ -51,14 +58,15 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const database = options.database ?? (await openTestDatabase());
   const dataDir = await mkdtemp(path.join(tmpdir(), 'autocoder-test-'));
   // As the server builds it on loopback: bubblewrap when installed, else the server's own user.
-  const sandbox = createSandbox(
-    sandboxConfig({
+  const sandbox = createSandbox({
+    ...sandboxConfig({
       requested: options.sandboxMode,
       host: '127.0.0.1',
       path: process.env.PATH ?? '/usr/bin:/bin',
       dataDir,
     }),
-  );
+    ...(options.sandboxAllowedHosts ? { network: testNetwork(options.sandboxAllowedHosts) } : {}),
+  });
   let offset = 0;
   const runtime = await createRuntime({
     database,
@@ -99,6 +107,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The egress of a sandbox whose operator lists `hosts` (public addresses only), as sandbox-setup.ts builds it. */
+function testNetwork(hosts: readonly string[]) {
+  const list = parseAllowList(hosts);
+  if (list.errors.length > 0) throw new Error(`sandboxAllowedHosts: ${list.errors.join('; ')}`);
+  return { allowList: list.patterns, policy: egressAddressPolicy([]), logger: { info: () => {} } };
 }
 
 export interface ClientResponse<T = unknown> {
