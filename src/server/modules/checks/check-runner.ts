@@ -34,6 +34,9 @@ export interface RunCheckOptions {
   signal?: AbortSignal;
   /** Visible read-only inside the sandbox, e.g. the project's git directory the worktree points to. */
   readOnlyPaths?: readonly string[];
+  /** Writable inside besides the worktree (a setup's package-manager cache), and variables naming them. */
+  writablePaths?: readonly string[];
+  env?: Record<string, string>;
   now: () => number;
   /** Receives the check-log events in order, then exactly one check-result. */
   emit: (event: CheckEvent) => void;
@@ -95,6 +98,8 @@ export async function runCheck(options: RunCheckOptions): Promise<CheckResultDat
       timeoutMs: options.check.timeoutSeconds * 1000,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.readOnlyPaths ? { readOnlyPaths: options.readOnlyPaths } : {}),
+      ...(options.writablePaths ? { writablePaths: options.writablePaths } : {}),
+      ...(options.env ? { env: options.env } : {}),
       allowedHosts: options.check.allowedHosts ?? null,
       onOutput,
     });

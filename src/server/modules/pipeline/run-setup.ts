@@ -90,6 +90,7 @@ async function install(env: DriverEnv, ctx: RunContext, cache: 'miss' | 'off'): 
   const setup = ctx.setup!;
   const signal = ctx.handle.controller.signal;
   const before = await topLevel(ctx.worktreePath);
+  const packages = await env.depCache?.packageCache(ctx.projectId);
   const appended: Promise<unknown>[] = [];
   const outcome = await runCheck({
     sandbox: env.sandbox,
@@ -98,6 +99,7 @@ async function install(env: DriverEnv, ctx: RunContext, cache: 'miss' | 'off'): 
     check: { command: setup.command, timeoutSeconds: setup.timeoutSeconds, allowedHosts: ctx.allowedHosts },
     signal,
     readOnlyPaths: [path.join(ctx.repoPath, '.git')],
+    ...(packages ? { writablePaths: [packages.dir], env: packages.env } : {}),
     now: env.now,
     emit: (event) => {
       if (signal.aborted || event.type !== 'check-log') return;

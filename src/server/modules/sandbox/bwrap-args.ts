@@ -17,6 +17,8 @@ export interface BwrapLayout {
   readOnlyInWorktree: readonly string[];
   /** A host directory bound writable at the same path: the Unix sockets of the network bridges. */
   runDir?: string | undefined;
+  /** Host directories bound writable at their own path besides the worktree (a project's package-manager cache). */
+  writable?: readonly string[] | undefined;
   /**
    * The server runs as root: the command is switched to this unprivileged uid and gid (setpriv),
    * with no capability left in any set. Otherwise bwrap itself is unprivileged and the command keeps
@@ -114,10 +116,17 @@ export function bwrapArgs(layout: BwrapLayout, argv: readonly string[]): string[
     tmpfsRoots.push(dir);
   }
   for (const file of layout.hiddenFiles) args.push('--ro-bind', '/dev/null', file);
-  for (const target of [...layout.readOnly, ...(layout.runDir ? [layout.runDir] : []), layout.worktree]) {
+  const writable = layout.writable ?? [];
+  for (const target of [
+    ...layout.readOnly,
+    ...writable,
+    ...(layout.runDir ? [layout.runDir] : []),
+    layout.worktree,
+  ]) {
     parents(target);
   }
   for (const dir of layout.readOnly) args.push('--ro-bind', dir, dir);
+  for (const dir of writable) args.push('--bind', dir, dir);
   if (layout.runDir) args.push('--bind', layout.runDir, layout.runDir);
   args.push('--bind', layout.worktree, layout.worktree);
   for (const file of layout.readOnlyInWorktree) args.push('--ro-bind', file, file);

@@ -78,6 +78,7 @@ export interface BwrapRequest {
   wrap?: ((argv: string[]) => string[]) | undefined;
   stdin?: 'pipe' | undefined;
   relays?: readonly SandboxRelay[] | undefined;
+  writablePaths?: readonly string[] | undefined;
   agentEnv?: Record<string, string> | undefined;
 }
 
@@ -221,6 +222,7 @@ export async function launchBwrap(context: BwrapContext, request: BwrapRequest):
   }
   if (dropTo) {
     await handOver(worktree, dropTo);
+    for (const dir of request.writablePaths ?? []) await handOver(dir, dropTo);
     await chown(runDir, dropTo.uid, dropTo.gid);
   }
   const denied = new Map<string, DenyReason>();
@@ -245,6 +247,7 @@ export async function launchBwrap(context: BwrapContext, request: BwrapRequest):
         : secrets.dirs,
       hiddenFiles: secrets.files,
       readOnly: request.readOnlyPaths ?? [],
+      writable: request.writablePaths ?? [],
       readOnlyInWorktree: [...gitLink.files, ...gitLink.dirs],
       runDir: exposed.length > 0 || egress || relayed.length > 0 ? runDir : undefined,
       dropTo,

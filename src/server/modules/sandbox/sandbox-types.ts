@@ -28,6 +28,11 @@ export interface SpawnOptions {
    * operator's; undefined or null: the operator's list.
    */
   allowedHosts?: readonly string[] | null | undefined;
+  /**
+   * Directories of the server's own, bound writable at their own path (a project's package-manager
+   * cache, shared by that project's installs); handed to the sandbox's uid first.
+   */
+  writablePaths?: readonly string[] | undefined;
   /** stdin a pipe the caller writes (a coding agent's control messages); closed by default. */
   stdin?: 'pipe' | undefined;
   /**

@@ -136,6 +136,7 @@ export function createSandbox(config: SandboxConfig): Sandbox {
             wrap,
             stdin: options.stdin,
             relays: options.relays,
+            writablePaths: options.writablePaths,
             agentEnv: options.agentEnv,
           },
         );

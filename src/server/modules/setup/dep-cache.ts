@@ -153,9 +153,42 @@ export class DepCache {
     };
   }
 
-  /** Removes every entry of the project. */
+  /** Removes every entry of the project, and its package managers' download cache. */
   async clear(projectId: string): Promise<void> {
     await rm(this.projectDir(projectId), { recursive: true, force: true });
+    await rm(this.packageCacheRoot(projectId), { recursive: true, force: true });
+  }
+
+  /**
+   * The project's package-manager download cache (npm, pnpm, yarn, bun, pip, uv, poetry, go,
+   * cargo), kept between its installs — a new key installs from it where it can instead of the
+   * network — and the variables that point each manager at it. One project's installs share it;
+   * no other project sees it.
+   */
+  async packageCache(projectId: string): Promise<{ dir: string; env: Record<string, string> }> {
+    const dir = this.packageCacheRoot(projectId);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const at = (name: string) => path.join(dir, name);
+    return {
+      dir,
+      env: {
+        npm_config_cache: at('npm'),
+        npm_config_store_dir: at('pnpm-store'),
+        YARN_CACHE_FOLDER: at('yarn'),
+        BUN_INSTALL_CACHE_DIR: at('bun'),
+        PIP_CACHE_DIR: at('pip'),
+        UV_CACHE_DIR: at('uv'),
+        POETRY_CACHE_DIR: at('poetry'),
+        GOMODCACHE: at('go-mod'),
+        GOCACHE: at('go-build'),
+        CARGO_HOME: at('cargo'),
+      },
+    };
+  }
+
+  private packageCacheRoot(projectId: string): string {
+    if (!PROJECT.test(projectId)) throw new Error(`not a project id: ${projectId}`);
+    return path.join(this.options.root, '..', 'packages', projectId);
   }
 
   /** Least recently used entries go until each project, and all of them, fit their caps. */
@@ -173,6 +206,14 @@ export class DepCache {
         await rm(this.entryDir(projectId, oldest.key), { recursive: true, force: true });
       }
       all.push(...entries.map((entry) => ({ ...entry, projectId })));
+      // A package manager's download cache past the project's cap goes whole: it only saves downloads.
+      const packages = this.packageCacheRoot(projectId);
+      if (
+        (await lstat(packages).catch(() => null)) &&
+        (await this.sizeOf(packages)) > this.options.projectMaxBytes
+      ) {
+        await rm(packages, { recursive: true, force: true });
+      }
     }
     all.sort((a, b) => a.lastUsedAt.localeCompare(b.lastUsedAt));
     let total = all.reduce((sum, entry) => sum + entry.bytes, 0);

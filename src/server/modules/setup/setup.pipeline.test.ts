@@ -151,6 +151,32 @@ describe('a worktree that can run the project', () => {
   );
 
   it(
+    'keeps a project’s package-manager cache between its installs, and apart from other projects',
+    async () => {
+      const count =
+        'mkdir node_modules && echo "downloads seen: $(cat "$npm_config_cache/log" 2>/dev/null | wc -l)" && mkdir -p "$npm_config_cache" && echo x >> "$npm_config_cache/log"';
+      const logOf = async (taskId: string) =>
+        (await taskEvents(t, taskId)).flatMap((e) => (e.type === 'setup-log' ? [e.data.chunk] : [])).join('');
+      const { first, repo } = await projectWithLockfile('{"v":"pm-1"}\n', count);
+      await startOk(first.client, first.taskId);
+      await until(first, ended, 'the first run');
+      expect(await logOf(first.taskId)).toContain('downloads seen: 0');
+
+      await commitFiles(repo.repoPath, { 'package-lock.json': '{"v":"pm-2"}\n' }, 'Bump');
+      const second = await newTask(t, { title: 'Add farewell helper', user: first });
+      await startOk(second.client, second.taskId);
+      await until(second, ended, 'the second run');
+      expect(await logOf(second.taskId)).toContain('downloads seen: 1');
+
+      const { first: other } = await projectWithLockfile('{"v":"pm-1"}\n', count);
+      await startOk(other.client, other.taskId);
+      await until(other, ended, 'the other project’s run');
+      expect(await logOf(other.taskId)).toContain('downloads seen: 0');
+    },
+    LONG_TEST_MS,
+  );
+
+  it(
     'pauses a run whose setup fails with setup_failed and its output, caches nothing of it, and Retry runs it again',
     async () => {
       const { first } = await projectWithLockfile(
