@@ -34,6 +34,7 @@ import { PreviewAccess } from './modules/services/preview-access.js';
 import { ServiceProxy } from './modules/services/proxy.js';
 import { ServiceManager, type ServiceManagerOptions } from './modules/services/service-manager.js';
 import { DepCache } from './modules/setup/dep-cache.js';
+import { createWorkspacePreparer } from './modules/setup/workspace-setup.js';
 
 export interface RuntimeOptions {
   database: Database;
@@ -170,6 +171,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const stopLockSweeper = startLockSweeper({ locks, events, logger: options.logger, now: options.now });
   const previews = new PreviewAccess(options.now);
   const services = new ServiceManager({
+    prepare: createWorkspacePreparer({
+      sandbox: options.sandbox,
+      depCache,
+      logger: options.logger,
+      now: options.now,
+    }),
     onWorkspaceGone: (workspaceId) => previews.revokeWorkspace(workspaceId),
     sandbox: options.sandbox,
     dataDir: options.dataDir,

@@ -32,6 +32,10 @@ export interface ManagedServiceOptions {
   /** Visible read-only in the sandbox: the project's git directory a run's worktree points to. */
   readOnlyPaths: readonly string[];
   sandbox: ServiceSandbox;
+  /** Readies the checkout first (the project's setup); its output goes to the service's log. */
+  prepare?:
+    | ((write: (stream: 'stdout' | 'stderr', text: string) => void, signal: AbortSignal) => Promise<void>)
+    | undefined;
   log: OutputLog;
   /** Past this, a service whose port has not answered is `error` and is stopped. */
   startTimeoutMs: number;
@@ -101,6 +105,21 @@ export class ManagedService extends EventEmitter<{ output: [ServiceOutputEvent];
   async start(): Promise<void> {
     const { options } = this;
     options.log.clear();
+    if (options.prepare) {
+      try {
+        await options.prepare(
+          (stream, text) => this.record({ type: stream, data: text, timestamp: this.timestamp() }),
+          this.stopping.signal,
+        );
+      } catch (error) {
+        this.finish(
+          null,
+          `the project's setup failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        return;
+      }
+      if (this.done || this.stopping.signal.aborted) return this.finish(null, undefined);
+    }
     const { port, protocol } = options;
     // Where the sandbox shares the host's network, a port that accepts connections before the
     // service starts is another program's, and the service must not be taken for it. Only the

@@ -32,10 +32,27 @@ export interface ServiceWorkspace extends Pick<Workspace, 'id' | 'kind' | 'branc
   /** The project's network allow-list; null (or absent): the operator's. */
   allowedHosts?: readonly string[] | null;
   readOnlyPaths: readonly string[];
+  projectId?: string;
+  /** The project's setup command (see `ServiceManagerOptions.prepare`). */
+  setup?: { command: string; timeoutSeconds: number } | null;
 }
+
+/**
+ * Gets a workspace's checkout ready to run the project before a service starts in it (the
+ * project's setup command, when its lockfiles changed since it last ran there); its output goes to
+ * the service's log through `write`. Throws why it failed.
+ */
+export type PrepareWorkspace = (
+  workspace: ServiceWorkspace,
+  write: (stream: 'stdout' | 'stderr', text: string) => void,
+  /** Aborted when the service is stopped meanwhile. */
+  signal: AbortSignal,
+) => Promise<void>;
 
 export interface ServiceManagerOptions {
   sandbox: ServiceSandbox;
+  /** Runs before each service starts (the setup module's); none: services start in the checkout as it is. */
+  prepare?: PrepareWorkspace;
   dataDir: string;
   logger: Logger;
   now: () => number;
@@ -152,6 +169,12 @@ export class ServiceManager {
       userEnv: workspace.serviceEnv,
       allowedHosts: workspace.allowedHosts ?? null,
       readOnlyPaths: workspace.readOnlyPaths,
+      ...(this.options.prepare
+        ? {
+            prepare: (write: (stream: 'stdout' | 'stderr', text: string) => void, signal: AbortSignal) =>
+              this.options.prepare!(workspace, write, signal),
+          }
+        : {}),
       sandbox: this.options.sandbox,
       log: new OutputLog(outputFile(this.options.dataDir, workspace.id, serviceId), (error) =>
         this.options.logger.warn('service output could not be written', { serviceId, error }),

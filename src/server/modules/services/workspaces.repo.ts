@@ -67,6 +67,8 @@ export interface WorkspaceRecord {
   serviceEnv: Record<string, string>;
   /** The project's network allow-list for its sandboxes; null: the operator's. */
   sandboxAllowedHosts: string[] | null;
+  setupCommand: string | null;
+  setupTimeoutSeconds: number;
   runId: string | null;
   taskId: string | null;
   branch: string | null;
@@ -84,6 +86,8 @@ export async function findWorkspaceRecord(db: Db, id: string): Promise<Workspace
       defaultBranch: projects.defaultBranch,
       serviceEnv: projects.serviceEnv,
       sandboxAllowedHosts: projects.sandboxAllowedHosts,
+      setupCommand: projects.setupCommand,
+      setupTimeoutSeconds: projects.setupTimeoutSeconds,
       runId: workspaces.runId,
       taskId: pipelineRuns.taskId,
       branch: pipelineRuns.branch,

@@ -29,6 +29,8 @@ export interface ResolvedWorkspace extends Workspace {
   allowedHosts: string[] | null;
   /** Visible read-only in the sandbox: the project's git directory a run's worktree points into. */
   readOnlyPaths: string[];
+  /** The project's setup command, run in the checkout before its first service when its lockfiles changed. */
+  setup: { command: string; timeoutSeconds: number } | null;
 }
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
@@ -116,6 +118,9 @@ export async function resolveWorkspace(
     serviceEnv: record.serviceEnv,
     allowedHosts: record.sandboxAllowedHosts ?? null,
     readOnlyPaths: record.runId === null ? [] : [path.join(record.repoPath, '.git')],
+    setup: record.setupCommand
+      ? { command: record.setupCommand, timeoutSeconds: record.setupTimeoutSeconds }
+      : null,
   };
 }
 

@@ -186,6 +186,21 @@ export class DepCache {
     };
   }
 
+  /** What a workspace's checkout was last set up for (its command and key), kept across restarts. */
+  async preparedFor(workspaceId: string): Promise<string | null> {
+    return readFile(this.markerFile(workspaceId), 'utf8').catch(() => null);
+  }
+
+  async markPrepared(workspaceId: string, marker: string): Promise<void> {
+    await mkdir(path.dirname(this.markerFile(workspaceId)), { recursive: true, mode: 0o700 });
+    await writeFile(this.markerFile(workspaceId), marker);
+  }
+
+  private markerFile(workspaceId: string): string {
+    if (!/^[0-9A-Z]{26}$/.test(workspaceId)) throw new Error(`not a workspace id: ${workspaceId}`);
+    return path.join(this.options.root, '..', 'workspaces', workspaceId);
+  }
+
   private packageCacheRoot(projectId: string): string {
     if (!PROJECT.test(projectId)) throw new Error(`not a project id: ${projectId}`);
     return path.join(this.options.root, '..', 'packages', projectId);
