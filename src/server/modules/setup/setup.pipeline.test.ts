@@ -14,6 +14,7 @@ import {
   taskEvents,
   WAIT_LIMIT_MS,
 } from '@/server/modules/pipeline/testing/run-kit.js';
+import { pidsRunning } from '@/server/modules/sandbox/sandbox-testing.js';
 import { commitFiles } from '@/server/modules/workspace/test-repo.js';
 import { createTestApp, signedInClient, type TestApp } from '@/server/testing/test-app.js';
 
@@ -202,6 +203,28 @@ describe('a worktree that can run the project', () => {
       const run = await until(first, ended, 'the end');
       expect(run.status).toBe('passed');
       expect(setupResults(await taskEvents(t, first.taskId)).map((r) => r.passed)).toEqual([false, true]);
+    },
+    LONG_TEST_MS,
+  );
+
+  it(
+    'stops a setup at its time limit and leaves none of its processes behind',
+    async () => {
+      const token = `sleep ${800_000 + Math.floor(Math.random() * 9999)}`;
+      const { first } = await projectWithLockfile(
+        '{"v":"slow"}\n',
+        `mkdir node_modules && (${token} &) && echo started && exec sleep 600`,
+      );
+      expect(
+        (await first.client.patch(`/api/projects/${first.projectId}`, { setupTimeoutSeconds: 10 })).status,
+      ).toBe(200);
+      await startOk(first.client, first.taskId);
+      const paused = await until(first, (run) => run.status === 'paused', 'the pause');
+      expect(paused.errorDetails).toMatchObject({ type: 'setup_failed' });
+      expect(paused.errorDetails?.message).toContain('time limit (10 s)');
+      expect(await pidsRunning(token)).toEqual([]);
+      const info = await first.client.get<ProjectSetupInfo>(`/api/projects/${first.projectId}/setup`);
+      expect(info.body.cache.entries).toEqual([]);
     },
     LONG_TEST_MS,
   );
