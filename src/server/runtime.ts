@@ -117,6 +117,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     locks,
     waitMs: options.lockWaitMs ?? 60_000,
   });
+  // The locks runs hold through Review (and while paused) outlive the process that took them.
+  const restored = await runLocks.restore();
+  if (restored.runs > 0 || restored.dropped.length > 0)
+    options.logger.info('run locks restored', {
+      runs: restored.runs,
+      files: restored.files,
+      dropped: restored.dropped,
+    });
   const network = createNetworkPolicy(options.network ?? { serverOnLoopback: true });
   const guardedFetch = createGuardedFetch(network);
   const depCache = new DepCache({

@@ -264,6 +264,30 @@ export const agentTokens = pgTable(
 );
 
 /**
+ * A file lock a pipeline run holds (docs/coordination.md): written when the run takes it, deleted
+ * when the run releases its locks (cancel, failure, approval) or with the run. At start-up the
+ * locks of runs still holding them (in Review, or paused) are taken again from these rows, so a
+ * restart does not free files a run keeps through Review. `takenAt` (ms) bounds them by
+ * RUN_LOCK_TTL_MS as in the store.
+ */
+export const runLocks = pgTable(
+  'run_locks',
+  {
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => pipelineRuns.id, { onDelete: 'cascade' }),
+    path: text('path').notNull(),
+    /** The lock store's scope: the project's default branch when the lock was taken. */
+    branch: text('branch').notNull(),
+    /** The holder's name: the task's title when the lock was taken. */
+    holderName: text('holder_name').notNull(),
+    message: text('message').notNull(),
+    takenAt: bigint('taken_at', { mode: 'number' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.runId, table.path] })],
+);
+
+/**
  * A checkout services run in (issue 10, seed 002's "session"): the project's own (run_id null)
  * or a run's worktree. The row gives the checkout a ULID that stays the same across restarts;
  * whether the checkout still exists is asked of the disk.
@@ -295,4 +319,5 @@ export const schema = {
   agentTokens,
   reviewComments,
   workspaces,
+  runLocks,
 };

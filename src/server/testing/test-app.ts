@@ -28,14 +28,23 @@ export interface TestApp {
   simulatorUrl: string;
   /** The real sandbox checks run in: bubblewrap when installed, else as this user (host). */
   sandbox: Sandbox;
+  /** Root of the app's files (repositories, worktrees). */
+  dataDir: string;
   /** Moves the app's clock forward. */
   advance(ms: number): void;
   close(): Promise<void>;
+  /** Stops the app as a server stops, keeping its database open and its data dir: for `reopen`. */
+  stop(): Promise<void>;
 }
 
 export interface TestAppOptions {
   /** A database opened by the test (closed with the app); by default a fresh test database. */
   database?: Database;
+  /**
+   * A restart: the database (`database`, left open by `close`) and data dir (kept) of an app the test
+   * closed, as the next process finds them.
+   */
+  reopen?: { database: Database; dataDir: string };
   deps?: Partial<AppDeps>;
   runtime?: Partial<Omit<RuntimeOptions, 'database' | 'dataDir' | 'logger' | 'now'>>;
   app?: Partial<AppOptions>;
@@ -55,8 +64,8 @@ export interface TestAppOptions {
  * data dir and a real simulator on a loopback port streaming at full speed.
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = options.database ?? (await openTestDatabase());
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'autocoder-test-'));
+  const database = options.reopen?.database ?? options.database ?? (await openTestDatabase());
+  const dataDir = options.reopen?.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'autocoder-test-')));
   // As the server builds it on loopback: bubblewrap when installed, else the server's own user.
   const sandbox = createSandbox({
     ...sandboxConfig({
@@ -97,8 +106,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     database,
     simulatorUrl: runtime.simulatorUrl,
     sandbox,
+    dataDir,
     advance(ms) {
       offset += ms;
+    },
+    async stop() {
+      await runtime.close();
+      await sandbox.close();
     },
     async close() {
       await runtime.close();

@@ -5,6 +5,14 @@ import { projectStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
 import { defaultBranchOf } from '../projects/projects.repo.js';
 import type { LockEntry, LockScope, LockStore } from './lock-store.js';
+import {
+  deleteRunLockPaths,
+  deleteRunLocks,
+  type RunLockRow,
+  recordedRunLocks,
+  runLockPaths,
+  saveRunLocks,
+} from './run-locks.repo.js';
 
 /**
  * A pipeline run's locks last until the run ends (cancel, failure, approval), not the agents' TTL: a run
@@ -12,6 +20,15 @@ import type { LockEntry, LockScope, LockStore } from './lock-store.js';
  * recorded (a process killed while the locks live on in Redis).
  */
 export const RUN_LOCK_TTL_MS = 24 * 60 * 60 * 1000;
+/** The runs whose recorded locks a start-up takes again: those that may still write, or wait in Review. */
+const HOLDING_RUN_STATUSES: ReadonlySet<string> = new Set(['running', 'paused', 'passed']);
+
+/** What `restore` took again, and what it could not. */
+export interface RestoreSummary {
+  runs: number;
+  files: number;
+  dropped: { runId: string; paths: string[] }[];
+}
 /** How often a waiting run asks again. */
 const RETRY_EVERY_MS = 1000;
 
@@ -99,6 +116,12 @@ export class RunLocks {
         taskId: run.taskId,
       };
       if (result.ok) {
+        // Recorded, so that a restart takes them again (`restore`).
+        await saveRunLocks(
+          this.deps.db,
+          { runId: run.runId, branch: scope.branch, holderName: run.taskTitle, message, takenAt: now },
+          files,
+        );
         await this.record(run.projectId, { type: 'lock-taken', data: { ...activity, status: 'WRITING' } });
         // Cancelled while the locks were being taken: the cancel's release may have run before them.
         if (signal.aborted) await this.releaseAll(run);
@@ -124,6 +147,8 @@ export class RunLocks {
 
   /** Releases every lock the run holds in its project (the run ended); returns the files released. */
   async releaseAll(run: Omit<RunAgent, 'taskTitle'>): Promise<string[]> {
+    // Forgotten first: a restart from here on does not take them again.
+    await deleteRunLocks(this.deps.db, run.runId);
     const scope = await this.scopeOf(run.projectId).catch(() => null);
     if (!scope) return [];
     const now = this.deps.now();
@@ -151,6 +176,70 @@ export class RunLocks {
       });
     }
     return released;
+  }
+
+  /**
+   * At start-up: takes again, from their records, the locks of runs that still hold them (passed and
+   * waiting in Review, or paused), under the run's identity (its id, the name, path and message they
+   * were taken with), expiring when they would have (`takenAt` + RUN_LOCK_TTL_MS). The in-process store
+   * starts empty; a Redis store may still have them, and taking them again changes nothing but their
+   * timestamp. Records of runs that ended, or older than the bound, are deleted. No event is written:
+   * the locks did not change hands.
+   */
+  async restore(): Promise<RestoreSummary> {
+    const now = this.deps.now();
+    const rows = await recordedRunLocks(this.deps.db);
+    const summary: RestoreSummary = { runs: 0, files: 0, dropped: [] };
+    const groups = new Map<string, { projectId: string; lock: RunLockRow; paths: string[] }>();
+    const stale = new Map<string, string[]>();
+    for (const row of rows) {
+      const { lock } = row;
+      const holds =
+        HOLDING_RUN_STATUSES.has(row.runStatus) &&
+        row.taskStatus !== 'done' &&
+        lock.takenAt + RUN_LOCK_TTL_MS > now;
+      if (!holds) {
+        stale.set(lock.runId, [...(stale.get(lock.runId) ?? []), lock.path]);
+        continue;
+      }
+      const key = JSON.stringify([lock.runId, lock.branch, lock.holderName, lock.message, lock.takenAt]);
+      const group = groups.get(key);
+      if (group) group.paths.push(lock.path);
+      else groups.set(key, { projectId: row.projectId, lock, paths: [lock.path] });
+    }
+    for (const [runId, paths] of stale) await deleteRunLockPaths(this.deps.db, runId, paths);
+    const restored = new Map<string, { scope: LockScope; paths: string[] }[]>();
+    for (const { projectId, lock, paths } of groups.values()) {
+      const scope = { projectId, branch: lock.branch };
+      const result = await this.deps.locks.acquire(scope, {
+        holder: { id: lock.runId, name: lock.holderName },
+        paths,
+        status: 'WRITING',
+        message: lock.message,
+        agentHead: null,
+        now,
+        ttlMs: lock.takenAt + RUN_LOCK_TTL_MS - now,
+      });
+      if (!result.ok) {
+        // Only a shared store can have given a file away meanwhile; the run no longer holds it.
+        await deleteRunLockPaths(this.deps.db, lock.runId, paths);
+        summary.dropped.push({ runId: lock.runId, paths });
+        continue;
+      }
+      restored.set(lock.runId, [...(restored.get(lock.runId) ?? []), { scope, paths }]);
+    }
+    // A run released by another process (sharing the database and a Redis store) while these were
+    // read keeps none of them.
+    for (const [runId, taken] of restored) {
+      const recorded = new Set(await runLockPaths(this.deps.db, runId));
+      for (const { scope, paths } of taken) {
+        const gone = paths.filter((p) => !recorded.has(p));
+        if (gone.length > 0) await this.deps.locks.release(scope, runId, gone, now);
+        summary.files += paths.length - gone.length;
+      }
+      summary.runs += 1;
+    }
+    return summary;
   }
 
   private async scopeOf(projectId: string): Promise<LockScope> {

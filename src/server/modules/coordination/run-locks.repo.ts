@@ -1,0 +1,59 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '@/server/db/client.js';
+import { pipelineRuns, runLocks, tasks } from '@/server/db/schema.js';
+
+export type RunLockRow = typeof runLocks.$inferSelect;
+
+/** Records the run's locks on `paths` (taken, or taken again: the message and time are the latest). */
+export async function saveRunLocks(
+  db: Db,
+  values: { runId: string; branch: string; holderName: string; message: string; takenAt: number },
+  paths: readonly string[],
+): Promise<void> {
+  if (paths.length === 0) return;
+  await db
+    .insert(runLocks)
+    .values(paths.map((path) => ({ ...values, path })))
+    .onConflictDoUpdate({
+      target: [runLocks.runId, runLocks.path],
+      set: {
+        branch: sql`excluded.branch`,
+        holderName: sql`excluded.holder_name`,
+        message: sql`excluded.message`,
+        takenAt: sql`excluded.taken_at`,
+      },
+    });
+}
+
+/** Forgets every lock of the run (released); answers whether it had any recorded. */
+export async function deleteRunLocks(db: Db, runId: string): Promise<number> {
+  const rows = await db.delete(runLocks).where(eq(runLocks.runId, runId)).returning({ path: runLocks.path });
+  return rows.length;
+}
+
+/** Forgets the run's locks on `paths` only. */
+export async function deleteRunLockPaths(db: Db, runId: string, paths: readonly string[]): Promise<void> {
+  if (paths.length === 0) return;
+  await db.delete(runLocks).where(and(eq(runLocks.runId, runId), inArray(runLocks.path, [...paths])));
+}
+
+/** The paths of the run still recorded. */
+export async function runLockPaths(db: Db, runId: string): Promise<string[]> {
+  const rows = await db.select({ path: runLocks.path }).from(runLocks).where(eq(runLocks.runId, runId));
+  return rows.map((r) => r.path);
+}
+
+/** Every recorded lock, with its run's state, task and project (start-up). */
+export function recordedRunLocks(db: Db) {
+  return db
+    .select({
+      lock: runLocks,
+      taskId: pipelineRuns.taskId,
+      projectId: tasks.projectId,
+      runStatus: pipelineRuns.status,
+      taskStatus: tasks.status,
+    })
+    .from(runLocks)
+    .innerJoin(pipelineRuns, eq(pipelineRuns.id, runLocks.runId))
+    .innerJoin(tasks, eq(tasks.id, pipelineRuns.taskId));
+}
