@@ -26,6 +26,7 @@ import { benchSandbox, printSandbox, sandboxAims, sandboxBenchConfig } from './s
 import { servicesAims } from './services-aims.js';
 import { benchServices, type ServicesResult, servicesConfig } from './services-proxy.js';
 import { printServices } from './services-report.js';
+import { runSetupPart } from './setup-report.js';
 import { benchSseFlood, printSseFlood, type SseFloodStage, sseFloodAims } from './sse-flood.js';
 
 const pipelineSettings = pipelineConfig();
@@ -329,6 +330,7 @@ export const BENCH_PARTS: Record<Part, BenchPart> = {
   },
   'agent-tools': { keys: ['agentTools'], run: runAgentToolsPart },
   engines: { keys: ['engines'], run: runEnginesPart },
+  setup: { keys: ['setup'], run: runSetupPart },
 };
 
 /** The parts' names, in order. */

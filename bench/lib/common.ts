@@ -94,7 +94,8 @@ export interface Aim {
     | 'coordination'
     | 'services'
     | 'sandbox'
-    | 'agent-tools';
+    | 'agent-tools'
+    | 'setup';
 }
 
 /**
