@@ -161,7 +161,7 @@ export class DepCache {
 
   /**
    * The project's package-manager download cache (npm, pnpm, yarn, bun, pip, uv, poetry, go,
-   * cargo), kept between its installs — a new key installs from it where it can instead of the
+   * cargo, and what follows XDG_CACHE_HOME), kept between its installs — a new key installs from it where it can instead of the
    * network — and the variables that point each manager at it. One project's installs share it;
    * no other project sees it.
    */
@@ -173,7 +173,10 @@ export class DepCache {
       dir,
       env: {
         npm_config_cache: at('npm'),
-        npm_config_store_dir: at('pnpm-store'),
+        // pnpm's store and other tools' caches follow the XDG variables (npm warns about a
+        // `store-dir` setting it does not know, so pnpm's is not named directly).
+        XDG_CACHE_HOME: at('xdg-cache'),
+        XDG_DATA_HOME: at('xdg-data'),
         YARN_CACHE_FOLDER: at('yarn'),
         BUN_INSTALL_CACHE_DIR: at('bun'),
         PIP_CACHE_DIR: at('pip'),
