@@ -210,9 +210,40 @@ export interface LockExpiredData {
  */
 export type CoordinationEvent =
   | { type: 'lock-taken'; data: LockActivityData }
-  | { type: 'lock-refused'; data: LockActivityData & { conflicts: string[]; holder: string } }
+  | { type: 'lock-refused'; data: LockRefusedData }
   | { type: 'lock-released'; data: LockActivityData & { files: string[] } }
   | { type: 'lock-expired'; data: LockExpiredData };
+
+/** A refusal: the files in the way, and who holds them (the first holder's id, and its name). */
+export interface LockRefusedData extends LockActivityData {
+  conflicts: string[];
+  holder: string;
+  /** The holder's name (events written before it was recorded get it from the activity route). */
+  holderName?: string;
+  /** Set by the activity route when the holder is one of the project's pipeline runs: its task. */
+  holderTaskId?: string;
+}
+
+export const COORDINATION_EVENT_TYPES = [
+  'lock-taken',
+  'lock-refused',
+  'lock-released',
+  'lock-expired',
+] as const;
+
+// ---- Activity history (GET /api/projects/:projectId/activity) -------------------------------------
+
+/** A coordination event of the project's stream with its id there (the SSE id). */
+export type ProjectActivityEvent = CoordinationEvent & { id: number };
+
+/** A page of the project's coordination events, newest first; `hasMore` when older ones remain. */
+export interface ProjectActivityResponse {
+  events: ProjectActivityEvent[];
+  hasMore: boolean;
+}
+
+/** At most this many events per page of the activity history. */
+export const MAX_ACTIVITY_PAGE = 100;
 
 // ---- The answers as schemas (the MCP tools' output schemas) ----------------------------------------
 

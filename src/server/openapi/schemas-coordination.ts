@@ -6,9 +6,11 @@ import {
   checkStatusSchema,
   createTokenSchema,
   LOCK_STATUSES,
+  MAX_ACTIVITY_PAGE,
   ORCHESTRATION_ACTIONS,
   type Orchestration,
   type PostStatusResponse,
+  type ProjectActivityResponse,
   type ProjectLock,
   type ProjectLocksResponse,
   postStatusSchema,
@@ -120,3 +122,62 @@ const ProjectLockSchema: z.ZodType<ProjectLock> = z
 export const ProjectLocksResponseSchema: z.ZodType<ProjectLocksResponse> = z
   .object({ branch: z.string(), locks: z.array(ProjectLockSchema) })
   .openapi('ProjectLocks');
+
+export const ProjectActivityQuery = z.strictObject({
+  before: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .openapi({ description: 'Only events older than this event id (the SSE id); the newest without it' }),
+  limit: z.coerce.number().int().min(1).max(MAX_ACTIVITY_PAGE).default(50),
+});
+
+const agentSchema = z.object({ id: z.string(), name: z.string() });
+const lockActivityFields = {
+  id: z.number().int().openapi({ description: 'The event’s id in the project’s stream (its SSE id)' }),
+};
+const activityData = z.object({
+  branch: z.string(),
+  agent: agentSchema,
+  files: z.array(z.string()),
+  status: z.enum([...LOCK_STATUSES, 'OPEN']),
+  message: z.string(),
+  timestamp: z.number().openapi({ description: 'Milliseconds since the epoch' }),
+  taskId: z.string().optional().openapi({ description: 'Set when the agent is a pipeline run: its task' }),
+});
+
+const ProjectActivityEventSchema = z
+  .discriminatedUnion('type', [
+    z.object({ ...lockActivityFields, type: z.literal('lock-taken'), data: activityData }),
+    z.object({
+      ...lockActivityFields,
+      type: z.literal('lock-refused'),
+      data: activityData.extend({
+        conflicts: z.array(z.string()),
+        holder: z.string().openapi({ description: 'The id of the first holder in the way' }),
+        holderName: z.string().optional(),
+        holderTaskId: z
+          .string()
+          .optional()
+          .openapi({ description: 'Set when the holder is one of the project’s pipeline runs: its task' }),
+      }),
+    }),
+    z.object({ ...lockActivityFields, type: z.literal('lock-released'), data: activityData }),
+    z.object({
+      ...lockActivityFields,
+      type: z.literal('lock-expired'),
+      data: z.object({
+        branch: z.string(),
+        agent: agentSchema,
+        files: z.array(z.string()),
+        message: z.string(),
+        timestamp: z.number(),
+      }),
+    }),
+  ])
+  .openapi('ProjectActivityEvent');
+
+export const ProjectActivityResponseSchema: z.ZodType<ProjectActivityResponse> = z
+  .object({ events: z.array(ProjectActivityEventSchema), hasMore: z.boolean() })
+  .openapi('ProjectActivity');

@@ -14,9 +14,12 @@ import {
   CheckStatusResponseSchema,
   PostStatusBody,
   PostStatusResponseSchema,
+  ProjectActivityQuery,
+  ProjectActivityResponseSchema,
   ProjectLocksResponseSchema,
 } from '@/server/openapi/schemas-coordination.js';
 import { checkStatus, postStatus } from './coordination.js';
+import { projectActivity } from './project-activity.js';
 import { projectLocks } from './project-locks.js';
 
 const tags = ['coordination'];
@@ -72,9 +75,40 @@ const locks = apiRoute(
   { access: 'session', errors: ['PROJECT_NOT_FOUND'] },
 );
 
-/** GET /api/projects/:projectId/locks: the live locks the board starts its lock badges from (a session). */
+const activity = apiRoute(
+  {
+    method: 'get',
+    path: '/{projectId}/activity',
+    tags,
+    summary:
+      'The project’s coordination events, newest first (the board’s Activity feed pages back through them)',
+    request: {
+      params: z.object({ projectId: uuidParam('projectId', 'project') }),
+      query: ProjectActivityQuery,
+    },
+    responses: {
+      200: jsonResponse(
+        ProjectActivityResponseSchema,
+        'Up to `limit` lock events older than `before`, newest first; `hasMore` when older ones remain',
+      ),
+    },
+  },
+  { access: 'session', errors: ['PROJECT_NOT_FOUND'] },
+);
+
+/**
+ * GET /api/projects/:projectId/locks (the live locks the board starts its lock badges from) and
+ * …/activity (the feed's history), for a session.
+ */
 export function projectLocksRoutes(deps: AppDeps) {
-  return apiRouter().openapi(locks, async (c) =>
-    c.json(await projectLocks(deps, c.var.user.id, c.req.valid('param').projectId), 200),
-  );
+  return apiRouter()
+    .openapi(locks, async (c) =>
+      c.json(await projectLocks(deps, c.var.user.id, c.req.valid('param').projectId), 200),
+    )
+    .openapi(activity, async (c) =>
+      c.json(
+        await projectActivity(deps, c.var.user.id, c.req.valid('param').projectId, c.req.valid('query')),
+        200,
+      ),
+    );
 }

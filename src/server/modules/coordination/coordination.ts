@@ -195,6 +195,7 @@ export async function postStatus(
         status: input.status,
         conflicts,
         holder: first.holder.id,
+        holderName: first.holder.name,
       },
     });
     return answer(
@@ -274,6 +275,7 @@ export async function postStatus(
       status: input.status,
       conflicts,
       holder: first?.holder.id ?? '',
+      ...(first ? { holderName: first.holder.name } : {}),
     },
   });
   return answer(

@@ -136,7 +136,13 @@ export class RunLocks {
         const conflicts = [...new Set(result.conflicts.map((l) => l.path))];
         await this.record(run.projectId, {
           type: 'lock-refused',
-          data: { ...activity, status: 'WRITING', conflicts, holder: first.holder.id },
+          data: {
+            ...activity,
+            status: 'WRITING',
+            conflicts,
+            holder: first.holder.id,
+            holderName: first.holder.name,
+          },
         });
       }
       const waited = performance.now() - started;

@@ -3,7 +3,14 @@ import type { PipelineEvent, StoredEvent } from '@/contracts/pipeline.js';
 import type { Db } from '@/server/db/client.js';
 import type { Logger } from '@/server/lib/logger.js';
 import type { EventBus } from './bus.js';
-import { type EventRow, eventsAfter, firstSeqOfRun, insertEvents, maxSeq } from './events.repo.js';
+import {
+  type EventRow,
+  eventsAfter,
+  eventsBefore,
+  firstSeqOfRun,
+  insertEvents,
+  maxSeq,
+} from './events.repo.js';
 
 export interface EventLogOptions {
   /** Pending events are written at least this often. */
@@ -169,6 +176,17 @@ export class EventLog {
   async replay(stream: string, afterSeq: number, limit = 10_000): Promise<StoredEvent[]> {
     await this.flush();
     return eventsAfter(this.db, stream, afterSeq, limit);
+  }
+
+  /** A stream's events of `types` before `beforeSeq` (null: the newest), newest first, those not yet written included. */
+  async history(
+    stream: string,
+    types: readonly string[],
+    beforeSeq: number | null,
+    limit: number,
+  ): Promise<StoredEvent[]> {
+    await this.flush();
+    return eventsBefore(this.db, stream, types, beforeSeq, limit);
   }
 
   /** The id of a run's first event in a stream, including events not yet written; null when it has none. */

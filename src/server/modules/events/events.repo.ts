@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, max, min, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lt, max, min, type SQL, sql } from 'drizzle-orm';
 import type { StoredEvent } from '@/contracts/pipeline.js';
 import type { Db } from '@/server/db/client.js';
 import { events } from '@/server/db/schema.js';
@@ -69,6 +69,29 @@ async function selectEvents(db: Db, where: SQL | undefined, limit: number): Prom
     .from(events)
     .where(where)
     .orderBy(asc(events.seq))
+    .limit(limit);
+  return rows.map((row) => ({ id: Number(row.seq), type: row.type, data: row.data }) as StoredEvent);
+}
+
+/** Events of a stream of the given types before `beforeSeq` (or the newest), newest first. */
+export async function eventsBefore(
+  db: Db,
+  stream: string,
+  types: readonly string[],
+  beforeSeq: number | null,
+  limit: number,
+): Promise<StoredEvent[]> {
+  const rows = await db
+    .select({ seq: events.seq, type: events.type, data: events.data })
+    .from(events)
+    .where(
+      and(
+        eq(events.stream, stream),
+        inArray(events.type, [...types]),
+        beforeSeq === null ? undefined : lt(events.seq, beforeSeq),
+      ),
+    )
+    .orderBy(desc(events.seq))
     .limit(limit);
   return rows.map((row) => ({ id: Number(row.seq), type: row.type, data: row.data }) as StoredEvent);
 }
