@@ -53,6 +53,8 @@ beforeEach(() => {
   stubFetch({
     'GET /api/tasks': () => ({ tasks }),
     [`GET /api/projects/${P}/locks`]: () => ({ branch: 'main', locks }),
+    // The feed's history: none here (board-activity-history.test.tsx loads some).
+    [`GET /api/projects/${P}/activity`]: { events: [], hasMore: false },
     // The project's settings (its token budget goes to the drawer's pipeline section).
     'GET /api/projects': { projects: [] },
   });

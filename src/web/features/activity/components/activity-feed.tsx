@@ -1,6 +1,9 @@
+import { type UIEvent, useMemo } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { useProjectActivity } from '../api/get-project-activity';
 import { useProjectLocks } from '../api/get-project-locks';
-import type { ActivityEntry } from '../stores/activity-reducer';
-import { useActivityEntries } from '../stores/activity-store';
+import { type ActivityEntry, entryOf, mergeEntries } from '../stores/activity-reducer';
+import { useActivityEntries, useHeldLocks } from '../stores/activity-store';
 
 const VERB: Record<ActivityEntry['type'], string> = {
   'lock-taken': 'locked',
@@ -16,9 +19,35 @@ const TONE: Record<ActivityEntry['type'], string> = {
   'lock-expired': 'border-l-zinc-300',
 };
 
+/** How close to the end of the list (px) a scroll loads the next older page. */
+const LOAD_OLDER_MARGIN_PX = 48;
+
 const timeOf = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
-function FeedEntry({ entry }: { entry: ActivityEntry }) {
+/** A name, linked to its task's drawer on the board (`?task=`) when the agent is a pipeline run. */
+function AgentName({ name, taskId }: { name: string; taskId: string | undefined }) {
+  const [searchParams] = useSearchParams();
+  if (!taskId) return <span className="font-medium">{name}</span>;
+  const next = new URLSearchParams(searchParams);
+  next.set('task', taskId);
+  return (
+    <Link
+      to={{ search: `?${next}` }}
+      className="font-medium text-violet-700 underline-offset-2 hover:underline"
+      data-testid="activity-task-link"
+    >
+      {name}
+    </Link>
+  );
+}
+
+function FeedEntry({
+  entry,
+  taskOf,
+}: {
+  entry: ActivityEntry;
+  taskOf: (agentId: string) => string | undefined;
+}) {
   const what =
     entry.type === 'lock-taken' && entry.status ? `${VERB[entry.type]} (${entry.status})` : VERB[entry.type];
   const files = entry.type === 'lock-refused' && entry.conflicts?.length ? entry.conflicts : entry.files;
@@ -29,9 +58,19 @@ function FeedEntry({ entry }: { entry: ActivityEntry }) {
       data-type={entry.type}
     >
       <p className="text-zinc-800">
-        <span className="font-medium">{entry.agent.name}</span> {what}{' '}
+        <AgentName name={entry.agent.name} taskId={entry.taskId ?? taskOf(entry.agent.id)} /> {what}{' '}
         <span className="font-mono break-all text-zinc-600">{files.join(', ')}</span>
-        {entry.type === 'lock-refused' && entry.holder ? <span> (held by {entry.holder})</span> : null}
+        {entry.type === 'lock-refused' && entry.holder ? (
+          <span>
+            {' '}
+            (held by{' '}
+            <AgentName
+              name={entry.holderName ?? entry.holder}
+              taskId={entry.holderTaskId ?? taskOf(entry.holder)}
+            />
+            )
+          </span>
+        ) : null}
       </p>
       <p className="text-zinc-600 italic break-words">“{entry.message}”</p>
       <p className="text-[11px] text-zinc-400">
@@ -43,13 +82,32 @@ function FeedEntry({ entry }: { entry: ActivityEntry }) {
 }
 
 /**
- * The project's live activity: every lock taken, refused, released and expired, with each agent's
- * message, newest first, as the project's stream tells it from the moment the board opened. It also
- * loads the locks held at that moment, for the cards' lock badges.
+ * The project's activity: every lock taken, refused, released and expired, with each agent's
+ * message, newest first. The recent history is loaded when the board opens (and older pages when
+ * the list is scrolled to its end); the project's stream adds what happens next. It also loads the
+ * locks held at that moment, for the cards' lock badges. A pipeline run is named by its task,
+ * linked to the task's drawer.
  */
 export function ActivityFeed({ projectId }: { projectId: string }) {
   useProjectLocks(projectId);
-  const entries = useActivityEntries(projectId);
+  const live = useActivityEntries(projectId);
+  const held = useHeldLocks(projectId);
+  const history = useProjectActivity(projectId);
+  const pages = history.data?.pages;
+  const older = useMemo(
+    () => (pages ?? []).flatMap((page) => page.events.map((event) => entryOf(event, String(event.id)))),
+    [pages],
+  );
+  const entries = useMemo(() => mergeEntries(live, older), [live, older]);
+  const taskOf = (agentId: string) => held[agentId]?.taskId;
+  const canLoadOlder = history.hasNextPage && !history.isFetchingNextPage;
+  const loadOlder = () => {
+    if (canLoadOlder) void history.fetchNextPage();
+  };
+  const onScroll = (event: UIEvent<HTMLOListElement>) => {
+    const list = event.currentTarget;
+    if (list.scrollTop + list.clientHeight >= list.scrollHeight - LOAD_OLDER_MARGIN_PX) loadOlder();
+  };
   return (
     <aside
       aria-label="Activity"
@@ -59,15 +117,38 @@ export function ActivityFeed({ projectId }: { projectId: string }) {
       <h2 className="px-3 pt-3 pb-2 text-xs font-semibold tracking-wide text-zinc-500 uppercase">Activity</h2>
       {entries.length === 0 ? (
         <p className="px-3 text-xs text-zinc-500">
-          No agent activity yet. Locks taken and released appear here live.
+          {history.isPending
+            ? 'Loading activity…'
+            : 'No agent activity yet. Locks taken and released appear here live.'}
         </p>
       ) : (
-        <ol className="min-h-0 flex-1 space-y-1 overflow-y-auto px-3 pb-3">
+        <ol
+          className="min-h-0 flex-1 space-y-1 overflow-y-auto px-3 pb-3"
+          onScroll={onScroll}
+          data-testid="activity-list"
+        >
           {entries.map((entry) => (
-            <FeedEntry key={entry.key} entry={entry} />
+            <FeedEntry key={entry.key} entry={entry} taskOf={taskOf} />
           ))}
+          {history.hasNextPage ? (
+            <li className="pt-1">
+              <button
+                type="button"
+                className="text-xs text-zinc-500 underline-offset-2 hover:underline disabled:opacity-60"
+                onClick={loadOlder}
+                disabled={!canLoadOlder}
+              >
+                {history.isFetchingNextPage ? 'Loading older…' : 'Load older'}
+              </button>
+            </li>
+          ) : null}
         </ol>
       )}
+      {history.isError ? (
+        <p className="px-3 pb-3 text-xs text-red-600" role="alert">
+          The earlier activity could not be loaded.
+        </p>
+      ) : null}
     </aside>
   );
 }

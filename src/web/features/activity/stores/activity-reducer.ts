@@ -14,9 +14,11 @@ export interface ActivityEntry {
   message: string;
   timestamp: number;
   status?: string;
-  /** lock-refused: the files in the way, and who holds them. */
+  /** lock-refused: the files in the way, and who holds them (id, name, and task when a run). */
   conflicts?: string[];
   holder?: string;
+  holderName?: string;
+  holderTaskId?: string;
   /** Set when the agent is a pipeline run: its task. */
   taskId?: string;
 }
@@ -45,6 +47,46 @@ function withHeld(held: Record<string, HeldLocks>, agentId: string, next: HeldLo
   return copy;
 }
 
+/** The feed's line for one coordination event (`key`: its id in the stream, when it has one). */
+export function entryOf(event: CoordinationEvent, key: string): ActivityEntry {
+  const { data } = event;
+  const taskId = 'taskId' in data ? data.taskId : undefined;
+  return {
+    key,
+    type: event.type,
+    agent: data.agent,
+    branch: data.branch,
+    files: data.files,
+    message: data.message,
+    timestamp: data.timestamp,
+    ...('status' in data ? { status: data.status } : {}),
+    ...(event.type === 'lock-refused'
+      ? {
+          conflicts: event.data.conflicts,
+          holder: event.data.holder,
+          ...(event.data.holderName ? { holderName: event.data.holderName } : {}),
+          ...(event.data.holderTaskId ? { holderTaskId: event.data.holderTaskId } : {}),
+        }
+      : {}),
+    ...(taskId ? { taskId } : {}),
+  };
+}
+
+/**
+ * The feed's entries: the live ones and the history loaded from the server (`older`, newest first),
+ * each event once, newest first (by its id in the stream; entries without one are newest).
+ */
+export function mergeEntries(
+  live: readonly ActivityEntry[],
+  older: readonly ActivityEntry[],
+): ActivityEntry[] {
+  if (older.length === 0) return [...live];
+  const byKey = new Map<string, ActivityEntry>();
+  for (const entry of [...live, ...older]) if (!byKey.has(entry.key)) byKey.set(entry.key, entry);
+  const rank = (entry: ActivityEntry) => (/^\d+$/.test(entry.key) ? Number(entry.key) : Infinity);
+  return [...byKey.values()].sort((a, b) => rank(b) - rank(a) || 0);
+}
+
 /** The feed after one coordination event of the project's stream. */
 export function reduceActivity(
   state: ActivityState,
@@ -54,18 +96,7 @@ export function reduceActivity(
   const { data } = event;
   const seen = state.seen + 1;
   const taskId = 'taskId' in data ? data.taskId : undefined;
-  const entry: ActivityEntry = {
-    key: id === null ? `local-${seen}` : String(id),
-    type: event.type,
-    agent: data.agent,
-    branch: data.branch,
-    files: data.files,
-    message: data.message,
-    timestamp: data.timestamp,
-    ...('status' in data ? { status: data.status } : {}),
-    ...(event.type === 'lock-refused' ? { conflicts: event.data.conflicts, holder: event.data.holder } : {}),
-    ...(taskId ? { taskId } : {}),
-  };
+  const entry = entryOf(event, id === null ? `local-${seen}` : String(id));
   const entries = [entry, ...state.entries].slice(0, MAX_FEED_ENTRIES);
   const mine = state.held[data.agent.id];
   let held = state.held;

@@ -31,8 +31,13 @@ export const useActivityStore = create<ActivityStoreState>((set) => ({
 export const useActivityEntries = (projectId: string) =>
   useActivityStore((state) => (state.projectId === projectId ? state.activity.entries : EMPTY));
 
+/** The locks each agent holds, by agent id (a run's name its task). */
+export const useHeldLocks = (projectId: string) =>
+  useActivityStore((state) => (state.projectId === projectId ? state.activity.held : NO_HELD));
+
 /** How many files the task's pipeline run holds locks on. */
 export const useTaskLockCount = (taskId: string) =>
   useActivityStore((state) => locksOfTask(state.activity, taskId));
 
 const EMPTY: never[] = [];
+const NO_HELD: ActivityState['held'] = {};
