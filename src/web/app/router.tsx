@@ -6,6 +6,7 @@ import { BoardRoute } from './routes/board';
 import { FilesRoute } from './routes/files';
 import { GraphRoute } from './routes/graph';
 import { NotFoundRoute } from './routes/not-found';
+import { ReviewRoute } from './routes/review';
 import { RootRedirect } from './routes/root-redirect';
 import { RouteError } from './routes/route-error';
 import { ServicesRoute } from './routes/services';
@@ -29,6 +30,7 @@ export const router = createBrowserRouter([
           { path: 'files', element: <FilesRoute /> },
           { path: 'graph', element: <GraphRoute /> },
           { path: 'services', element: <ServicesRoute /> },
+          { path: 'tasks/:taskId/review', element: <ReviewRoute /> },
         ],
       },
       { path: '*', element: <NotFoundRoute /> },

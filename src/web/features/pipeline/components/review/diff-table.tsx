@@ -20,11 +20,14 @@ export interface DiffTableProps {
   onCloseComposer: () => void;
   /** The line a finding in the tree pointed at, marked until another is chosen. */
   focusLine: number | null;
+  /** Lines keep their length and the table scrolls sideways (the full-width review page); default: they wrap. */
+  nowrap?: boolean;
 }
 
 const ROW_TONE = { add: 'bg-emerald-50', del: 'bg-red-50', context: '' } as const;
 const MARKER = { add: '+', del: '−', context: ' ' } as const;
 const textCell = 'px-2 align-top whitespace-pre-wrap [overflow-wrap:anywhere]';
+const textCellOf = (nowrap: boolean | undefined) => (nowrap ? 'px-2 align-top whitespace-pre' : textCell);
 const numberCell = 'w-px px-2 text-right align-top text-zinc-400 select-none tabular-nums';
 
 function tokenStyle(token: CodeToken): CSSProperties | undefined {
@@ -124,7 +127,10 @@ const focusRing = 'outline-2 -outline-offset-2 outline-amber-400';
 
 export function UnifiedTable({ rows, ...props }: DiffTableProps & { rows: readonly UnifiedRow[] }) {
   return (
-    <table className="w-full border-collapse font-mono text-xs leading-5" data-testid="diff-unified">
+    <table
+      className={cn(props.nowrap ? 'min-w-full' : 'w-full', 'border-collapse font-mono text-xs leading-5')}
+      data-testid="diff-unified"
+    >
       <tbody>
         {rows.map((row) => {
           if (row.type === 'hunk') return <HunkRow key={row.key} header={row.header} span={3} />;
@@ -143,7 +149,7 @@ export function UnifiedTable({ rows, ...props }: DiffTableProps & { rows: readon
               >
                 <td className={numberCell}>{line.oldLine}</td>
                 <NewLineNumber line={props.deletedFile ? null : line.newLine} onCompose={props.onCompose} />
-                <td className={cn(textCell, 'w-full')}>
+                <td className={cn(textCellOf(props.nowrap), 'w-full')}>
                   <LineText line={line} highlighted={props.highlighted} />
                 </td>
               </tr>
@@ -159,14 +165,17 @@ export function UnifiedTable({ rows, ...props }: DiffTableProps & { rows: readon
 export function SplitTable({ rows, ...props }: DiffTableProps & { rows: readonly SplitRow[] }) {
   return (
     <table
-      className="w-full table-fixed border-collapse font-mono text-xs leading-5"
+      className={cn(
+        props.nowrap ? 'min-w-full' : 'w-full table-fixed',
+        'border-collapse font-mono text-xs leading-5',
+      )}
       data-testid="diff-split"
     >
       <colgroup>
         <col className="w-12" />
-        <col />
+        <col className={cn(props.nowrap && 'w-1/2')} />
         <col className="w-12" />
-        <col />
+        <col className={cn(props.nowrap && 'w-1/2')} />
       </colgroup>
       <tbody>
         {rows.map((row) => {
@@ -181,7 +190,10 @@ export function SplitTable({ rows, ...props }: DiffTableProps & { rows: readonly
                 data-focused={(anchor !== null && anchor === props.focusLine) || undefined}
               >
                 <td className={cn(numberCell, left && ROW_TONE[left.kind])}>{left?.oldLine}</td>
-                <td className={cn(textCell, left ? ROW_TONE[left.kind] : 'bg-zinc-50')} data-side="old">
+                <td
+                  className={cn(textCellOf(props.nowrap), left ? ROW_TONE[left.kind] : 'bg-zinc-50')}
+                  data-side="old"
+                >
                   {left && <LineText line={left} highlighted={props.highlighted} />}
                 </td>
                 <NewLineNumber
@@ -190,7 +202,7 @@ export function SplitTable({ rows, ...props }: DiffTableProps & { rows: readonly
                 />
                 <td
                   className={cn(
-                    textCell,
+                    textCellOf(props.nowrap),
                     'border-l border-zinc-200',
                     right ? ROW_TONE[right.kind] : 'bg-zinc-50',
                   )}
