@@ -14,6 +14,7 @@ import { useRunDiff } from '../../api/get-run-diff';
 import type { PipelineRunState } from '../../stores/run-state';
 import { buildDiffTree, treeOrder } from '../../utils/diff-tree';
 import { bySeverity } from '../../utils/pin-notes';
+import { OpenReviewLink } from '../review-page/open-review-link';
 import { DiffFileTree } from './diff-file-tree';
 import { type DiffMode, FileDiff } from './file-diff';
 import { type CommentActions, FindingNote } from './line-notes';
@@ -110,6 +111,7 @@ function DiffReview({
 
   return (
     <div className="flex flex-col gap-3" data-testid="review-panel">
+      <OpenReviewLink />
       <ReviewSummary run={run} stats={diff.stats} />
       {diff.generalFindings.length > 0 && (
         <section
