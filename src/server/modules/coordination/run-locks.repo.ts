@@ -43,6 +43,16 @@ export async function runLockPaths(db: Db, runId: string): Promise<string[]> {
   return rows.map((r) => r.path);
 }
 
+/** The runs of a task that have locks recorded. */
+export async function runsHoldingOfTask(db: Db, taskId: string): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ runId: runLocks.runId })
+    .from(runLocks)
+    .innerJoin(pipelineRuns, eq(pipelineRuns.id, runLocks.runId))
+    .where(eq(pipelineRuns.taskId, taskId));
+  return rows.map((r) => r.runId);
+}
+
 /** Every recorded lock, with its run's state, task and project (start-up). */
 export function recordedRunLocks(db: Db) {
   return db

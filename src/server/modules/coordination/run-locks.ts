@@ -11,6 +11,7 @@ import {
   type RunLockRow,
   recordedRunLocks,
   runLockPaths,
+  runsHoldingOfTask,
   saveRunLocks,
 } from './run-locks.repo.js';
 
@@ -182,6 +183,12 @@ export class RunLocks {
       });
     }
     return released;
+  }
+
+  /** Releases the locks of every run of the task (the task is being deleted, its runs with it). */
+  async releaseTask(taskId: string, projectId: string): Promise<void> {
+    for (const runId of await runsHoldingOfTask(this.deps.db, taskId))
+      await this.releaseAll({ runId, taskId, projectId });
   }
 
   /**

@@ -233,6 +233,11 @@ export class Orchestrator {
     return revertApproval(this.approvals, userId, taskId);
   }
 
+  /** The task is being deleted: its runs' file locks (a run in Review holds them) are released. */
+  async releaseLocksOfTask(taskId: string, projectId: string): Promise<void> {
+    await this.deps.locks?.releaseTask(taskId, projectId);
+  }
+
   /**
    * At start-up: runs a previous process left running are paused with a retryable error of
    * type `interrupted`; Retry resumes each at its saved cursor, on its branch, with its commits.

@@ -131,3 +131,35 @@ describe.each(stores)(
     );
   },
 );
+
+describe('deleting a task in Review', () => {
+  it(
+    'releases its run’s locks, and a restart does not take them again',
+    async () => {
+      const first = await createTestApp({ runtime: { lockWaitMs: 300 } });
+      open.push(first);
+      const setup = await newTask(first, { coderEngine: 'one-shot', title: 'Add parting helper' });
+      const token = await setup.client.post<{ token: string }>('/api/tokens', { name: 'Bob' });
+      const { defaultBranch: branch } = await repoOf(first, setup.projectId);
+      const file = 'src/add-parting-helper.ts';
+      await startOk(setup.client, setup.taskId);
+      const deadline = Date.now() + WAIT_LIMIT_MS;
+      while ((await statusOf(setup.client, setup.taskId)).status === 'running') {
+        if (Date.now() > deadline) throw new Error('gave up waiting for the run to end');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await first.deps.orchestrator.idle();
+      expect((await checkAs(first, token.body.token, setup.projectId, branch, [file])).status).toBe(
+        'CONFLICT',
+      );
+
+      expect((await setup.client.delete(`/api/tasks/${setup.taskId}`)).status).toBe(204);
+      expect((await checkAs(first, token.body.token, setup.projectId, branch, [file])).status).toBe('OK');
+      await stop(first);
+      const second = await reopened(first, setup.client, null);
+      const after = await second.client.get<ProjectLocksResponse>(`/api/projects/${setup.projectId}/locks`);
+      expect(after.body.locks).toEqual([]);
+    },
+    LONG_TEST_MS,
+  );
+});

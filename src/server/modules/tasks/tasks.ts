@@ -31,6 +31,8 @@ export interface TasksDeps {
   db: Db;
   /** Milliseconds since the epoch; tests may move it. */
   now: () => number;
+  /** Releases the file locks of a task's runs before it is deleted (the orchestrator's). */
+  orchestrator?: { releaseLocksOfTask(taskId: string, projectId: string): Promise<void> };
 }
 
 export function toTask(row: TaskRow): Task {
@@ -153,7 +155,7 @@ async function placeInColumn(db: Db, task: TaskRow, status: string, index: numbe
 
 /** Deletes a task; its pipeline runs go with it (ON DELETE CASCADE). */
 export async function deleteTask(deps: TasksDeps, userId: string, taskId: string): Promise<void> {
-  await getOwnedTask(deps, userId, taskId);
+  const task = await getOwnedTask(deps, userId, taskId);
   // An agent call would go on streaming (and billing) for a task that no longer exists.
   if (await hasActiveRun(deps.db, taskId)) {
     throw new AppError(
@@ -161,5 +163,7 @@ export async function deleteTask(deps: TasksDeps, userId: string, taskId: string
       'A pipeline is working on this task. Cancel it before deleting the task.',
     );
   }
+  // A run in Review holds its files until it ends: deleting its task ends it.
+  await deps.orchestrator?.releaseLocksOfTask(taskId, task.projectId);
   await deleteTaskRow(deps.db, taskId);
 }
