@@ -459,6 +459,23 @@ export interface AgentToolResultData {
   timestamp: number;
 }
 
+/**
+ * A run waits for another agent's lock on a file its coder writes (up to LOCK_WAIT_SECONDS, then it
+ * pauses with `lock_conflict`): told when the wait begins, and again with `until: null` when it ends
+ * (the lock taken, the wait given up or stopped). On the task's stream and the project's (the card).
+ */
+export interface LockWaitData {
+  runId: string;
+  taskId: string;
+  /** The first file held by someone else. */
+  path: string;
+  /** Who holds it: an external agent's token, or another run (named after its task). */
+  holder: { id: string; name: string };
+  /** When the run stops waiting (epoch ms); null: the wait is over. */
+  until: number | null;
+  timestamp: number;
+}
+
 export interface RunUpdateData {
   run: PipelineRunSummary;
   timestamp: number;
@@ -483,6 +500,7 @@ export type PipelineEvent =
   | { type: 'setup-result'; data: SetupResultData }
   | { type: 'agent-tool-call'; data: AgentToolCallData }
   | { type: 'agent-tool-result'; data: AgentToolResultData }
+  | { type: 'lock-wait'; data: LockWaitData }
   | CoordinationEvent
   | HeadMovedEvent;
 

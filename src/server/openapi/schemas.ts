@@ -261,6 +261,7 @@ const EVENT_TYPES: Record<PipelineEventType, true> = {
   'check-result': true,
   'setup-log': true,
   'setup-result': true,
+  'lock-wait': true,
   'lock-taken': true,
   'lock-refused': true,
   'lock-released': true,

@@ -8,6 +8,7 @@ import type { BoardSlots } from '@/web/features/board/components/board-slots';
 import { BoardView } from '@/web/features/board/components/board-view';
 import { PipelinePanel } from '@/web/features/pipeline/components/pipeline-panel';
 import { TaskPhaseBadge } from '@/web/features/pipeline/components/task-phase-badge';
+import { useTaskRunActive } from '@/web/features/pipeline/hooks/use-task-run-active';
 import { useProjectEvents } from '@/web/features/pipeline/sse/use-project-events';
 import { useProjects } from '@/web/features/projects/api/get-projects';
 import { TaskServices } from '@/web/features/services/components/task-services';
@@ -24,6 +25,7 @@ export function BoardRoute() {
   const applyActivity = useActivityStore((state) => state.apply);
   const project = useProjects().data?.find((candidate) => candidate.id === projectId);
   const tokenBudget = project?.taskTokenBudget ?? null;
+  const defaultBranch = project?.defaultBranch ?? null;
   useProjectEvents(projectId, {
     onTaskStatus: applyTaskStatus,
     onCoordination: (event, id) => applyActivity(projectId, event, id),
@@ -39,15 +41,22 @@ export function BoardRoute() {
       ),
       taskSection: (task) => (
         <>
-          <PipelinePanel key={task.id} taskId={task.id} taskStatus={task.status} tokenBudget={tokenBudget} />
+          <PipelinePanel
+            key={task.id}
+            taskId={task.id}
+            taskStatus={task.status}
+            tokenBudget={tokenBudget}
+            targetBranch={defaultBranch}
+          />
           {/* In Review, the run's branch can be run and previewed before approving. */}
           {task.status === 'review' && (
             <TaskServices key={`services-${task.id}`} projectId={projectId} taskId={task.id} />
           )}
         </>
       ),
+      useTaskRunActive,
     }),
-    [projectId, tokenBudget],
+    [projectId, tokenBudget, defaultBranch],
   );
 
   return (

@@ -10,6 +10,11 @@ export interface BoardSlots {
   cardBadges?: (task: TaskCard) => ReactNode;
   /** A section of the task drawer, above the task's details. */
   taskSection?: (task: Task) => ReactNode;
+  /**
+   * A hook: whether the task's pipeline run is active (running or paused), when the drawer offers no
+   * moves. The same function on every render.
+   */
+  useTaskRunActive?: (taskId: string) => boolean;
 }
 
 const BoardSlotsContext = createContext<BoardSlots>({});

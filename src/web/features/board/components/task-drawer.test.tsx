@@ -1,9 +1,11 @@
 // @vitest-environment happy-dom
-import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { create } from 'zustand';
 import type { Task } from '@/contracts/tasks';
 import { type StubRequest, stubFetch } from '@/web/testing/fetch-stub';
 import { renderAt } from '@/web/testing/render';
+import { type BoardSlots, BoardSlotsProvider } from './board-slots';
 import { TaskDrawer } from './task-drawer';
 
 const task: Task = {
@@ -88,5 +90,24 @@ describe('the task drawer: the task’s coder engine', () => {
     fireEvent.click(screen.getByTestId('task-submit'));
     await waitFor(() => expect(patches()).toHaveLength(1));
     expect(patches()[0]?.coderEngine).toBeNull();
+  });
+});
+
+describe('the task drawer: moves while a run is active', () => {
+  it('offers no move while the task’s run is active, and the moves once it is not', async () => {
+    const run = create(() => ({ active: true }));
+    const slots: BoardSlots = { useTaskRunActive: () => run((state) => state.active) };
+    renderAt(
+      <BoardSlotsProvider slots={slots}>
+        <TaskDrawer taskId="t-1" onClose={vi.fn()} />
+      </BoardSlotsProvider>,
+    );
+    await screen.findByText('Add a greeting');
+    expect(screen.queryByTestId('task-move-backlog')).toBeNull();
+    expect(screen.getByTestId('task-moves-locked').textContent).toContain('pipeline moves this task');
+
+    act(() => run.setState({ active: false }));
+    expect(await screen.findByTestId('task-move-backlog')).toBeTruthy();
+    expect(screen.queryByTestId('task-moves-locked')).toBeNull();
   });
 });

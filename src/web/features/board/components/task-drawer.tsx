@@ -77,13 +77,18 @@ function TaskDrawerBody({ taskId, ...props }: TaskViewProps & { taskId: string }
   );
 }
 
+const noRunActive = (_taskId: string) => false;
+
 function TaskDetails({ task, onClose, projectCoderEngine }: TaskViewProps & { task: Task }) {
   const [editing, setEditing] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const updateTask = useUpdateTask();
   const deleteTask = useDeleteTask();
   const setStatus = useSetTaskStatus();
-  const section = useBoardSlots().taskSection?.(task);
+  const slots = useBoardSlots();
+  const section = slots.taskSection?.(task);
+  const useRunActive = slots.useTaskRunActive ?? noRunActive;
+  const runActive = useRunActive(task.id);
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
@@ -103,7 +108,12 @@ function TaskDetails({ task, onClose, projectCoderEngine }: TaskViewProps & { ta
               <Pencil aria-hidden="true" className="size-3" />
               Edit
             </Button>
-            {MANUAL_TRANSITIONS[task.status].map((status) => (
+            {runActive && MANUAL_TRANSITIONS[task.status].length > 0 && (
+              <span className="text-xs text-zinc-500" data-testid="task-moves-locked">
+                The pipeline moves this task while it runs
+              </span>
+            )}
+            {(runActive ? [] : MANUAL_TRANSITIONS[task.status]).map((status) => (
               <Button
                 key={status}
                 size="sm"

@@ -1,19 +1,14 @@
-import { KeyRound, RotateCw, Square, TriangleAlert, X } from 'lucide-react';
+import { KeyRound, TriangleAlert, X } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { toast } from 'sonner';
 import type { ErrorDetails, PipelineStatus } from '@/contracts/pipeline';
 import { retryCostsAttempt } from '@/contracts/run-lifecycle';
-import { Button } from '@/web/components/ui/button';
 import { cn } from '@/web/lib/cn';
 
 interface ErrorNotificationProps {
   errorDetails: ErrorDetails | null;
   status: PipelineStatus | undefined;
-  retrying: boolean;
-  cancelling: boolean;
-  onRetry: () => void;
-  onCancel: () => void;
 }
 
 /** Errors the person can fix with a different key: refused keys and missing permissions. */
@@ -41,17 +36,10 @@ const TYPE_TITLES: Record<ErrorDetails['type'], string> = {
 const NEWS_MS = 30_000;
 
 /**
- * A paused (or failed) run's error as a banner with Retry and Cancel, and a toast
- * when it first happens. Dismissing hides the banner; the controls still offer the same actions.
+ * A paused (or failed) run's error as a banner, and a toast when it first happens. Retry and Cancel
+ * are the pipeline's controls (one of each on screen); dismissing hides the banner.
  */
-export function ErrorNotification({
-  errorDetails,
-  status,
-  retrying,
-  cancelling,
-  onRetry,
-  onCancel,
-}: ErrorNotificationProps) {
+export function ErrorNotification({ errorDetails, status }: ErrorNotificationProps) {
   const [dismissed, setDismissed] = useState<number | null>(null);
   const shown = errorDetails && (status === 'paused' || status === 'failed') ? errorDetails : null;
 
@@ -116,25 +104,6 @@ export function ErrorNotification({
           <KeyRound aria-hidden="true" className="size-3.5" />
           Update key in Settings
         </Link>
-      )}
-      {paused && (
-        <div className="mt-3 flex flex-wrap gap-2">
-          <Button
-            size="sm"
-            variant="primary"
-            loading={retrying}
-            disabled={!shown.retryable}
-            onClick={onRetry}
-            data-testid="btn-error-retry"
-          >
-            {!retrying && <RotateCw aria-hidden="true" className="size-3.5" />}
-            {countsRetry ? `Retry (${shown.retryCount + 1}/${shown.maxRetries})` : 'Retry'}
-          </Button>
-          <Button size="sm" loading={cancelling} onClick={onCancel} data-testid="btn-error-cancel">
-            {!cancelling && <Square aria-hidden="true" className="size-3" />}
-            Cancel pipeline
-          </Button>
-        </div>
       )}
     </div>
   );

@@ -1,12 +1,16 @@
 import { Ban, Check, CircleAlert, Pause, X } from 'lucide-react';
 import type { TaskStatus } from '@/contracts/tasks';
 import { cn } from '@/web/lib/cn';
-import type { PipelineRunState } from '../stores/run-state';
+import type { CheckRun, PipelineRunState, SetupRun } from '../stores/run-state';
 import { type PhaseStep, phaseSteps, type StepState } from '../utils/phase-steps';
 
 interface PhaseStepperProps {
   run: PipelineRunState;
   taskStatus: TaskStatus;
+  /** The run's setups (a Setup step when there are any). */
+  setups?: readonly SetupRun[];
+  /** The run's checks (a Check step when there are any). */
+  checks?: readonly CheckRun[];
 }
 
 const circleStyle: Record<StepState, string> = {
@@ -14,6 +18,7 @@ const circleStyle: Record<StepState, string> = {
   skipped: 'border-dashed border-zinc-300 bg-white text-zinc-300',
   current: 'border-sky-500 bg-sky-500 text-white ring-4 ring-sky-100',
   complete: 'border-emerald-500 bg-emerald-500 text-white',
+  rejected: 'border-red-400 bg-white text-red-600',
   paused: 'border-amber-500 bg-amber-500 text-white ring-4 ring-amber-100',
   failed: 'border-red-600 bg-red-600 text-white ring-4 ring-red-100',
   cancelled: 'border-zinc-500 bg-zinc-500 text-white',
@@ -24,6 +29,7 @@ const labelStyle: Record<StepState, string> = {
   skipped: 'text-zinc-400',
   current: 'font-semibold text-sky-800',
   complete: 'text-zinc-700',
+  rejected: 'text-red-700',
   paused: 'font-semibold text-amber-800',
   failed: 'font-semibold text-red-700',
   cancelled: 'font-semibold text-zinc-700',
@@ -34,6 +40,7 @@ const stateText: Record<StepState, string> = {
   skipped: 'not needed',
   current: 'in progress',
   complete: 'done',
+  rejected: 'did not pass',
   paused: 'paused',
   failed: 'failed',
   cancelled: 'cancelled',
@@ -51,6 +58,8 @@ function StepIcon({ step, index }: { step: PhaseStep; index: number }) {
       return <Ban aria-hidden="true" className="size-3.5" strokeWidth={3} />;
     case 'skipped':
       return <X aria-hidden="true" className="size-3" />;
+    case 'rejected':
+      return <X aria-hidden="true" className="size-3.5" strokeWidth={3} />;
     case 'current':
       return <span aria-hidden="true" className="size-2 animate-pulse rounded-full bg-white" />;
     default:
@@ -62,19 +71,30 @@ function StepIcon({ step, index }: { step: PhaseStep; index: number }) {
   }
 }
 
-/** Planning → Coding → Reviewing → Fixing → Review/Done, with where the run is or where it stopped. */
-export function PhaseStepper({ run, taskStatus }: PhaseStepperProps) {
-  const steps = phaseSteps(run, taskStatus);
+/** Where the run stands: the step it is at (or stopped at) is the one marked for screen readers. */
+const isMarked = (state: StepState, run: PipelineRunState) =>
+  state === 'current' ||
+  state === 'paused' ||
+  state === 'cancelled' ||
+  (state === 'failed' && run.status === 'failed');
+
+/**
+ * [Setup] → Planning → Coding → [Check] → Reviewing → Fixing → Review/Done, with where the run is or
+ * where it stopped.
+ */
+export function PhaseStepper({ run, taskStatus, setups, checks }: PhaseStepperProps) {
+  const steps = phaseSteps(run, taskStatus, { setups, checks });
   return (
     <ol
-      className="grid grid-cols-5 gap-1"
+      className="grid gap-1"
+      style={{ gridTemplateColumns: `repeat(${steps.length}, minmax(0, 1fr))` }}
       aria-label="Pipeline phases"
       data-testid="phase-stepper"
       data-phase={run.phase}
       data-status={run.status}
     >
       {steps.map((step, index) => {
-        const marked = step.state !== 'upcoming' && step.state !== 'complete' && step.state !== 'skipped';
+        const marked = isMarked(step.state, run);
         return (
           <li
             key={step.key}

@@ -1,6 +1,6 @@
 import { Check, MessageSquarePlus, Play, RotateCw, Square, Undo2 } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { isActiveRun } from '@/contracts/run-lifecycle';
+import { isActiveRun, retryCostsAttempt } from '@/contracts/run-lifecycle';
 import type { TaskStatus } from '@/contracts/tasks';
 import { Button } from '@/web/components/ui/button';
 import type { PipelineRunState } from '../stores/run-state';
@@ -23,10 +23,11 @@ interface PipelineControlsProps {
   onRetry: () => void;
   /** Asks for confirmation first. */
   onCancel: () => void;
+  /** Asks for confirmation first. */
   onApprove: () => void;
   /** Opens the feedback dialog. */
   onRequestChanges: () => void;
-  /** Takes an approval back (a revert commit on the default branch). */
+  /** Takes an approval back (a revert commit on the default branch); asks for confirmation first. */
   onRevert: () => void;
 }
 
@@ -52,6 +53,12 @@ export function PipelineControls({
   let buttons: ReactNode;
 
   if (isActiveRun(status)) {
+    const error = run?.errorDetails;
+    // A budget pause waits for a higher budget: its Retry spends none of the run's retries.
+    const retryLabel =
+      error && retryCostsAttempt(error.type)
+        ? `Retry (${error.retryCount + 1}/${error.maxRetries})`
+        : 'Retry';
     buttons = (
       <>
         {status === 'paused' && (
@@ -64,7 +71,7 @@ export function PipelineControls({
             data-testid="btn-retry-pipeline"
           >
             {!pending.isRetrying && <RotateCw aria-hidden="true" className="size-3.5" />}
-            Retry
+            {retryLabel}
           </Button>
         )}
         <Button size="sm" loading={pending.isCancelling} onClick={onCancel} data-testid="btn-cancel-pipeline">

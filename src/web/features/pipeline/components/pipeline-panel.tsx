@@ -11,12 +11,15 @@ import { usePipeline } from '../hooks/use-pipeline';
 import { useSSE } from '../sse/use-sse';
 import { useCheckRuns, useSetupRuns } from '../stores/pipeline-store';
 import type { AgentLogsState, CheckRun, PipelineRunState, SetupRun } from '../stores/run-state';
+import { shortSha } from '../utils/run-labels';
 import { ActionError } from './action-error';
 import { AgentLog } from './agent-log';
+import { ApprovalDialogs, type ConfirmingApproval } from './approval-dialogs';
 import { CancelPipelineDialog } from './cancel-pipeline-dialog';
 import { type CheckFocus, CheckLog } from './check-log';
 import { ErrorNotification } from './error-notification';
 import { FileChangeList } from './file-change-list';
+import { LockWaitNotice } from './lock-wait-notice';
 import { PhaseStepper } from './phase-stepper';
 import { PipelineControls } from './pipeline-controls';
 import { RequestChangesDialog } from './request-changes-dialog';
@@ -32,6 +35,8 @@ import { TaskSpend, taskSpendOf } from './task-spend';
 interface PipelinePanelProps {
   taskId: string;
   taskStatus: TaskStatus;
+  /** The project's default branch, where an approval merges the run's branch (named in the confirmation). */
+  targetBranch?: string | null;
   /** The project's token budget per task (`taskTokenBudget`); null or left out: none. */
   tokenBudget?: number | null;
 }
@@ -58,12 +63,18 @@ function Part({ title, children, testId }: { title: string; children: ReactNode;
 }
 
 /** The task drawer's Pipeline section: actions, errors, phases, live agent output and results. */
-export function PipelinePanel({ taskId, taskStatus, tokenBudget = null }: PipelinePanelProps) {
+export function PipelinePanel({
+  taskId,
+  taskStatus,
+  tokenBudget = null,
+  targetBranch = null,
+}: PipelinePanelProps) {
   const pipeline = usePipeline(taskId);
   const status = usePipelineStatus(taskId);
   const sse = useSSE({ taskId });
   const [confirmingCancel, setConfirmingCancel] = useState(false);
   const [requestingChanges, setRequestingChanges] = useState(false);
+  const [confirming, setConfirming] = useState<ConfirmingApproval>(null);
   const checks = useCheckRuns(taskId);
   const setups = useSetupRuns(taskId);
   const run = pipeline.pipelineRun;
@@ -92,9 +103,9 @@ export function PipelinePanel({ taskId, taskStatus, tokenBudget = null }: Pipeli
           onStart={() => void pipeline.startPipeline()}
           onRetry={() => void pipeline.retryPipeline()}
           onCancel={() => setConfirmingCancel(true)}
-          onApprove={() => void pipeline.approvePipeline()}
+          onApprove={() => setConfirming('approve')}
           onRequestChanges={() => setRequestingChanges(true)}
-          onRevert={() => void pipeline.revertApproval()}
+          onRevert={() => setConfirming('revert')}
         />
       </header>
 
@@ -105,14 +116,8 @@ export function PipelinePanel({ taskId, taskStatus, tokenBudget = null }: Pipeli
       )}
       {pipeline.actionError && <ActionError error={pipeline.actionError} />}
 
-      <ErrorNotification
-        errorDetails={run?.errorDetails ?? null}
-        status={run?.status}
-        retrying={pipeline.isRetrying}
-        cancelling={pipeline.isCancelling}
-        onRetry={() => void pipeline.retryPipeline()}
-        onCancel={() => setConfirmingCancel(true)}
-      />
+      {/* Its Retry and Cancel are the controls' above: one of each on screen. */}
+      <ErrorNotification errorDetails={run?.errorDetails ?? null} status={run?.status} />
 
       {run ? (
         <RunDetails
@@ -134,6 +139,16 @@ export function PipelinePanel({ taskId, taskStatus, tokenBudget = null }: Pipeli
         onOpenChange={setConfirmingCancel}
         pending={pipeline.isCancelling}
         onConfirm={() => void pipeline.cancelPipeline().then(() => setConfirmingCancel(false))}
+      />
+      <ApprovalDialogs
+        confirming={confirming}
+        onClose={() => setConfirming(null)}
+        branch={run?.branch ?? null}
+        target={targetBranch}
+        approving={pipeline.isApproving}
+        reverting={pipeline.isReverting}
+        onApprove={() => void pipeline.approvePipeline().finally(() => setConfirming(null))}
+        onRevert={() => void pipeline.revertApproval().finally(() => setConfirming(null))}
       />
       <RequestChangesDialog
         open={requestingChanges}
@@ -178,7 +193,17 @@ function RunDetails({
   return (
     <>
       <div className="flex flex-col gap-3">
-        <PhaseStepper run={run} taskStatus={taskStatus} />
+        <PhaseStepper run={run} taskStatus={taskStatus} setups={setups} checks={checks} />
+        {run.status === 'running' && run.lockWait && <LockWaitNotice wait={run.lockWait} />}
+        {run.revertCommit && run.status === 'passed' && (
+          <p className="text-xs text-zinc-600" data-testid="pipeline-reverted">
+            Approval reverted by{' '}
+            <code className="font-mono text-[11px] text-zinc-800" title={run.revertCommit}>
+              {shortSha(run.revertCommit)}
+            </code>{' '}
+            on the default branch.
+          </p>
+        )}
         <RunMeta run={run} toolCalls={toolCallsOf(logs)} />
         {(tokenBudget !== null || spend.tokens > run.usage.inputTokens + run.usage.outputTokens) && (
           <TaskSpend {...spend} budgetTokens={tokenBudget} />
@@ -189,7 +214,12 @@ function RunDetails({
       {review && (
         <Part title="Review" testId="pipeline-review">
           <Suspense fallback={<LoadingState className="p-4" label="Loading the diff…" />}>
-            <ReviewPanel run={run} taskStatus={taskStatus} fallback={<RunProducts run={run} />} />
+            <ReviewPanel
+              run={run}
+              taskStatus={taskStatus}
+              checks={checks}
+              fallback={<RunProducts run={run} />}
+            />
           </Suspense>
         </Part>
       )}

@@ -50,7 +50,7 @@ function serveRun(routes: Record<string, unknown>, mergeCommit: string | null = 
 }
 
 async function openPanel(taskStatus: TaskStatus) {
-  renderAt(<PipelinePanel taskId={T} taskStatus={taskStatus} />);
+  renderAt(<PipelinePanel taskId={T} taskStatus={taskStatus} targetBranch="main" />);
   // The panel is a lazily loaded chunk: the first import may take a while.
   await screen.findByTestId('review-panel', {}, { timeout: 10_000 });
 }
@@ -76,6 +76,13 @@ describe('reviewing a passed run', () => {
     });
     await openPanel('review');
     fireEvent.click(screen.getByTestId('btn-approve-pipeline'));
+    // Nothing is merged before the person confirms, in words naming the branch and its target.
+    const dialog = await screen.findByRole('alertdialog');
+    expect(within(dialog).getByRole('heading').textContent).toBe(
+      'Merge autocoder/add-a-greeting-1a2b3c4d into main?',
+    );
+    expect(posts(`/api/pipeline/${T}/approve`)).toHaveLength(0);
+    fireEvent.click(within(dialog).getByTestId('confirm-approve-pipeline'));
     const notice = await screen.findByTestId('merge-conflict');
     expect(notice.dataset.action).toBe('approve');
     expect(
@@ -149,8 +156,17 @@ describe('reviewing a passed run', () => {
     await openPanel('done');
     expect(screen.getByTestId('pipeline-merge-commit').textContent).toBe('mmmmmmm');
     fireEvent.click(screen.getByTestId('btn-revert-approval'));
+    const dialog = await screen.findByRole('alertdialog');
+    expect(within(dialog).getByRole('heading').textContent).toBe(
+      'Revert the merge of autocoder/add-a-greeting-1a2b3c4d from main?',
+    );
+    expect(posts(`/api/pipeline/${T}/revert`)).toHaveLength(0);
+    fireEvent.click(within(dialog).getByTestId('confirm-revert-approval'));
     await waitFor(() => expect(posts(`/api/pipeline/${T}/revert`)).toHaveLength(1));
     expect(screen.queryByTestId('pipeline-action-error')).toBeNull();
+    // What happened is said: the commit that reverted it.
+    expect((await screen.findByTestId('pipeline-reverted')).textContent).toContain('rrrrrrr');
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
     // The button is disabled while the first revert is in flight; a click then would do nothing.
     await waitFor(() =>
       expect((screen.getByTestId('btn-revert-approval') as HTMLButtonElement).disabled).toBe(false),
@@ -158,6 +174,7 @@ describe('reviewing a passed run', () => {
 
     answer = () => conflict(['docs/greet.md']);
     fireEvent.click(screen.getByTestId('btn-revert-approval'));
+    fireEvent.click(await screen.findByTestId('confirm-revert-approval'));
     const notice = await screen.findByTestId('merge-conflict');
     expect(notice.dataset.action).toBe('revert');
     expect(notice.textContent).toContain('docs/greet.md');

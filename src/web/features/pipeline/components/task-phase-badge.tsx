@@ -1,5 +1,7 @@
 import type { CardRun, TaskStatus } from '@/contracts/tasks';
 import { useCardRun } from '../hooks/use-card-run';
+import { useLockWait } from '../stores/pipeline-store';
+import { LockWaitNotice } from './lock-wait-notice';
 import { PhaseBadge } from './phase-badge';
 import { SimulatedBadge } from './simulated-badge';
 
@@ -10,14 +12,16 @@ interface TaskPhaseBadgeProps {
   run: CardRun | null;
 }
 
-/** A card's live pipeline phase, for the board to place on its cards. */
+/** A card's live pipeline phase (and the lock its run waits for), for the board to place on its cards. */
 export function TaskPhaseBadge({ taskId, taskStatus, run: cardRun }: TaskPhaseBadgeProps) {
   const run = useCardRun(taskId, taskStatus, cardRun);
+  const wait = useLockWait(taskId);
   if (!run) return null;
   return (
     <>
       <PhaseBadge label={run.label} tone={run.tone} />
       {run.simulated && <SimulatedBadge />}
+      {wait && run.tone === 'active' && <LockWaitNotice wait={wait} compact testId="card-lock-wait" />}
     </>
   );
 }

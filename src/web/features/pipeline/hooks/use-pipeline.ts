@@ -144,10 +144,13 @@ export function usePipeline(taskId: string) {
     [taskId, perform, queryClient],
   );
 
-  const revert = useCallback(
-    async () => (await perform('revert', () => revertPipeline(taskId))) !== null,
-    [taskId, perform],
-  );
+  const revert = useCallback(async () => {
+    const result = await perform('revert', () => revertPipeline(taskId));
+    // As for an approval: the run-update says so too; this shows "Reverted by" at once.
+    if (result && selectRun(store(), taskId)?.revertCommit !== result.revertCommit)
+      store().propose(taskId, (run) => ({ ...run, revertCommit: result.revertCommit }));
+    return result !== null;
+  }, [taskId, perform]);
 
   const status = pipelineRun?.status;
   return {

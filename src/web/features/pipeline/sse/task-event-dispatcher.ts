@@ -17,6 +17,7 @@ export const TASK_STREAM_EVENTS = [
   'setup-result',
   'agent-tool-call',
   'agent-tool-result',
+  'lock-wait',
 ] as const;
 
 /** Events that only add to a log (agents' timelines, checks' and setups' output): applied together once per frame. */

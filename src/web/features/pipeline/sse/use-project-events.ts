@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import type { CoordinationEvent } from '@/contracts/coordination';
 import type { HeadMovedData } from '@/contracts/graph';
-import type { RunUpdateData, TaskStatusData } from '@/contracts/pipeline';
+import type { LockWaitData, RunUpdateData, TaskStatusData } from '@/contracts/pipeline';
 import { usePipelineStore } from '../stores/pipeline-store';
 import { openEventStream } from './event-stream';
 
@@ -33,12 +33,13 @@ export function useProjectEvents(projectId: string | undefined, handlers: Projec
     if (!projectId) return;
     const stream = openEventStream({
       url: `/api/sse/projects/${encodeURIComponent(projectId)}`,
-      events: ['task-status', 'run-update', 'head-moved', ...COORDINATION_EVENTS],
+      events: ['task-status', 'run-update', 'head-moved', 'lock-wait', ...COORDINATION_EVENTS],
       onMessage: (type, data, id) => {
         if (type === 'task-status') handlersRef.current.onTaskStatus?.(data as TaskStatusData);
         else if (type === 'head-moved') handlersRef.current.onHeadMoved?.(data as HeadMovedData);
         else if (type === 'run-update')
           usePipelineStore.getState().setRunSummary((data as RunUpdateData).run);
+        else if (type === 'lock-wait') usePipelineStore.getState().setLockWait(data as LockWaitData);
         else if (isCoordination(type))
           handlersRef.current.onCoordination?.({ type, data } as CoordinationEvent, id);
       },

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
-import type { PipelineRunDetail, PipelineRunSummary, ProviderId } from '@/contracts/pipeline';
+import type { LockWaitData, PipelineRunDetail, PipelineRunSummary, ProviderId } from '@/contracts/pipeline';
+import { isActiveRun } from '@/contracts/run-lifecycle';
 import {
   emptyTaskRun,
   propose,
@@ -23,6 +24,8 @@ interface PipelineStoreState {
   tasks: Record<string, TaskRun>;
   /** The latest run of every task the board has heard of, from the project stream. */
   summaries: Record<string, PipelineRunSummary>;
+  /** Per task, the last `lock-wait` of its run the project stream told (for the cards). */
+  lockWaits: Record<string, LockWaitData>;
 
   /** The task stream's events, in the order they came. */
   applyEvents: (taskId: string, events: readonly TaskEvent[]) => void;
@@ -39,6 +42,7 @@ interface PipelineStoreState {
   /** When the backoff of an accepted retry ends, for the countdown (the server's answer; events do not carry it). */
   setRetryAt: (taskId: string, retryAt: number | null) => void;
   setRunSummary: (summary: PipelineRunSummary) => void;
+  setLockWait: (wait: LockWaitData) => void;
 }
 
 export const usePipelineStore = create<PipelineStoreState>((set, get) => {
@@ -52,6 +56,7 @@ export const usePipelineStore = create<PipelineStoreState>((set, get) => {
   return {
     tasks: {},
     summaries: {},
+    lockWaits: {},
 
     applyEvents: (taskId, events) => update(taskId, (task) => reduceEvents(task, events)),
 
@@ -86,6 +91,13 @@ export const usePipelineStore = create<PipelineStoreState>((set, get) => {
         const previous = state.summaries[summary.taskId];
         if (previous && previous.id !== summary.id && previous.startedAt > summary.startedAt) return state;
         return { summaries: { ...state.summaries, [summary.taskId]: summary } };
+      }),
+
+    setLockWait: (wait) =>
+      set((state) => {
+        const previous = state.lockWaits[wait.taskId];
+        if (previous && previous.timestamp > wait.timestamp) return state;
+        return { lockWaits: { ...state.lockWaits, [wait.taskId]: wait } };
       }),
   };
 });
@@ -126,3 +138,19 @@ export const useSetupRuns = (taskId: string) =>
   });
 
 export const useRunSummary = (taskId: string) => usePipelineStore((state) => state.summaries[taskId] ?? null);
+
+/**
+ * The lock the task's run waits for, if it waits: what its own stream said (the drawer), or else what
+ * the project stream said of its latest run (the card), while that run is active.
+ */
+export const useLockWait = (taskId: string) =>
+  usePipelineStore((state) => {
+    const run = selectRun(state, taskId);
+    if (run && state.tasks[taskId]?.logs.runId === run.runId) return run.lockWait;
+    const wait = state.lockWaits[taskId];
+    if (!wait || wait.until === null) return null;
+    const summary = state.summaries[taskId];
+    if (summary && (summary.id !== wait.runId || !isActiveRun(summary.status))) return null;
+    if (run && (run.runId !== wait.runId || !isActiveRun(run.status))) return null;
+    return wait as LockWaitData & { until: number };
+  });

@@ -96,7 +96,12 @@ function changeOf(event: TaskEvent, run: PipelineRunState): PipelineRunState {
         errorDetails: status === 'running' ? null : run.errorDetails,
         completedAt: status === 'running' || status === 'paused' ? null : (run.completedAt ?? timestamp),
         retryAt: status === 'running' ? run.retryAt : null,
+        lockWait: status === 'running' ? run.lockWait : null,
       };
+    }
+    case 'lock-wait': {
+      const { path, holder, until } = event.data;
+      return { ...run, lockWait: until === null ? null : { path, holder, until } };
     }
     case 'error': {
       const { runId: _runId, ...details } = event.data;
@@ -109,6 +114,7 @@ function changeOf(event: TaskEvent, run: PipelineRunState): PipelineRunState {
           : { status: 'failed' as const, phase: 'failed' as const }),
         lastActivePhase: details.failedPhase ?? run.lastActivePhase,
         retryAt: null,
+        lockWait: null,
       };
     }
     case 'usage':
@@ -127,6 +133,7 @@ function changeOf(event: TaskEvent, run: PipelineRunState): PipelineRunState {
         completedAt: run.completedAt ?? timestamp,
         subtask: null,
         retryAt: null,
+        lockWait: null,
       };
     }
     default:

@@ -8,6 +8,7 @@ import {
   type CheckResultData,
   type ErrorDetails,
   type FileChanges,
+  type LockWaitData,
   type PipelinePhase,
   type PipelineRunDetail,
   type PipelineRunSummary,
@@ -145,9 +146,16 @@ export interface PipelineRunState {
   startedAt: number;
   completedAt: number | null;
   mergeCommit: string | null;
+  /** The commit that reverted the last approval (until the next approval). */
+  revertCommit: string | null;
   /** When a retry's backoff ends (epoch ms), for the countdown. */
   retryAt: number | null;
+  /** The other agent's lock the run waits for, and until when; null when it waits for none. */
+  lockWait: LockWait | null;
 }
+
+/** A run waiting for another agent's lock on a file (a `lock-wait` event). */
+export type LockWait = Pick<LockWaitData, 'path' | 'holder'> & { until: number };
 
 export const emptyLogs = (runId: string | null = null): RunLogs => ({
   runId,
@@ -188,7 +196,9 @@ export function newRunState(runId: string, startedAt: number, provider: Provider
     startedAt,
     completedAt: null,
     mergeCommit: null,
+    revertCommit: null,
     retryAt: null,
+    lockWait: null,
   } satisfies PipelineRunState;
 }
 
@@ -231,10 +241,12 @@ export function withSummary(run: PipelineRunState, summary: PipelineRunSummary):
     baseCommit: summary.baseCommit,
     headCommit: summary.headCommit,
     mergeCommit: summary.mergeCommit,
+    revertCommit: summary.revertCommit ?? null,
     reviewScore: summary.reviewScore,
     startedAt: time(summary.startedAt) ?? run.startedAt,
     completedAt: time(summary.completedAt),
     retryAt: running ? run.retryAt : null,
+    lockWait: running ? run.lockWait : null,
   };
 }
 

@@ -23,8 +23,8 @@ describe('phase steps', () => {
 
   it('draws fixing as the current step with its iteration', () => {
     const steps = phaseSteps(run({ phase: 'fixing', iteration: 1, fixedInRound: true }), 'building');
-    expect(steps.find((s) => s.key === 'fixing')).toMatchObject({ state: 'current', detail: '1/3' });
-    expect(steps.find((s) => s.key === 'reviewing')?.state).toBe('complete');
+    expect(steps.find((s) => s.key === 'fixing')).toMatchObject({ state: 'current', detail: '1/2' });
+    expect(steps.find((s) => s.key === 'reviewing')?.state).toBe('rejected');
   });
 
   it('shows where a paused or failed run stopped', () => {
@@ -71,7 +71,7 @@ describe('run labels', () => {
       ).label,
     ).toBe('Coding 2/3');
     expect(runLabel({ phase: 'fixing', status: 'running', iteration: 1 }, 'building').label).toBe(
-      'Fixing 1/3',
+      'Fixing 1/2',
     );
     expect(runLabel({ phase: 'paused', status: 'paused', iteration: 0 }, 'building').label).toBe('Paused');
     expect(runLabel({ phase: 'completed', status: 'passed', iteration: 0 }, 'review').label).toBe('Passed');

@@ -18,10 +18,14 @@ interface RunPosition {
   subtask?: { index: number; total: number } | null | undefined;
 }
 
-export const fixingProgress = (iteration: number) =>
-  iteration <= MAX_ITERATIONS ? `${iteration}/${MAX_ITERATIONS}` : `iteration ${iteration}`;
+/** Automatic fixes in one round: the reviews after the first (the server's log says "attempt i/n" alike). */
+export const MAX_FIXES = MAX_ITERATIONS - 1;
 
-/** A card's one-word account of its run ("Planning…", "Coding 2/3", "Fixing 1/3", "Paused", "Passed"). */
+/** The fix attempt of the round, "1/2", as the run's log counts it. */
+export const fixingProgress = (attempt: number) =>
+  attempt <= MAX_FIXES ? `${attempt}/${MAX_FIXES}` : `attempt ${attempt}`;
+
+/** A card's one-word account of its run ("Planning…", "Coding 2/3", "Fixing 1/2", "Paused", "Passed"). */
 export function runLabel(run: RunPosition, taskStatus: TaskStatus): RunLabel {
   switch (run.status) {
     case 'paused':

@@ -41,3 +41,27 @@ describe('the settings: Claude Code', () => {
     expect(useRunSettingsStore.getState().settings.claudeCodeToken).toBe('');
   });
 });
+
+describe('the settings: unsaved changes', () => {
+  it('says "No changes" right after loading stored settings, and "Unsaved changes" after an edit', () => {
+    // Stored as the store keeps them (its keys in their own order), then read back.
+    window.localStorage.setItem(
+      'autocoder.run-settings.v1',
+      JSON.stringify({ ...DEFAULT_RUN_SETTINGS, provider: 'simulator', scenario: 'slow=5' }),
+    );
+    useRunSettingsStore.setState({
+      settings: { ...DEFAULT_RUN_SETTINGS, provider: 'simulator', scenario: 'slow=5' },
+    });
+    renderAt(<SettingsView />);
+    expect(screen.getByTestId('settings-status').textContent).toBe('No changes');
+    fireEvent.change(screen.getByTestId('settings-scenario'), { target: { value: 'slow=6' } });
+    expect(screen.getByTestId('settings-status').textContent).toBe('Unsaved changes');
+    fireEvent.change(screen.getByTestId('settings-scenario'), { target: { value: 'slow=5' } });
+    expect(screen.getByTestId('settings-status').textContent).toBe('No changes');
+  });
+
+  it('says "No changes" with the defaults (nothing stored)', () => {
+    renderAt(<SettingsView />);
+    expect(screen.getByTestId('settings-status').textContent).toBe('No changes');
+  });
+});

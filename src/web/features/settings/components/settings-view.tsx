@@ -13,6 +13,7 @@ import {
   hasErrors,
   type SettingsErrors,
   type SettingsForm,
+  sameSettings,
   toForm,
   validateForm,
 } from '../utils/settings-form';
@@ -50,7 +51,8 @@ export function SettingsView() {
   const [errors, setErrors] = useState<SettingsErrors>({});
   const [outcome, setOutcome] = useState<'saved' | 'invalid' | null>(null);
   const provider = form.provider ?? effectiveProvider(fromForm(form));
-  const dirty = JSON.stringify(fromForm(form)) !== JSON.stringify(saved);
+  // Compared field by field: the stored copy's keys come in another order than the form's.
+  const dirty = !sameSettings(fromForm(form), saved);
 
   const update = (changes: Partial<SettingsForm>) => {
     setOutcome(null);

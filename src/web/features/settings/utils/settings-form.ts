@@ -105,3 +105,20 @@ export function fromForm(form: SettingsForm): RunSettings {
     ) as RunSettings['agents'],
   };
 }
+
+/** Whether two settings say the same, whatever the order of their keys (a stored copy's may differ). */
+export function sameSettings(a: RunSettings, b: RunSettings): boolean {
+  return (
+    a.provider === b.provider &&
+    a.anthropicKey === b.anthropicKey &&
+    a.openaiBaseUrl === b.openaiBaseUrl &&
+    a.openaiKey === b.openaiKey &&
+    a.claudeCodeToken === b.claudeCodeToken &&
+    a.scenario === b.scenario &&
+    AGENT_TYPES.every(
+      (agent) =>
+        a.agents[agent].model === b.agents[agent].model &&
+        a.agents[agent].maxTokens === b.agents[agent].maxTokens,
+    )
+  );
+}

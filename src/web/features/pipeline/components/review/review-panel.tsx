@@ -11,7 +11,7 @@ import { useAddReviewComment } from '../../api/add-review-comment';
 import { useDeleteReviewComment } from '../../api/delete-review-comment';
 import { openComments, useReviewComments } from '../../api/get-review-comments';
 import { useRunDiff } from '../../api/get-run-diff';
-import type { PipelineRunState } from '../../stores/run-state';
+import type { CheckRun, PipelineRunState } from '../../stores/run-state';
 import { buildDiffTree, treeOrder } from '../../utils/diff-tree';
 import { bySeverity } from '../../utils/pin-notes';
 import { OpenReviewLink } from '../review-page/open-review-link';
@@ -23,6 +23,8 @@ import { ReviewSummary } from './review-summary';
 interface ReviewPanelProps {
   run: PipelineRunState;
   taskStatus: TaskStatus;
+  /** The run's checks, for the summary's Checks tile (none: no tile). */
+  checks?: readonly CheckRun[];
   /** Shown when the diff cannot be read (the branch is gone): what the run recorded of its files. */
   fallback: ReactNode;
 }
@@ -36,7 +38,7 @@ const NO_DIFF = new Set(['RUN_BRANCH_GONE', 'DIFF_NOT_READY']);
  * Review, a line number opens a comment box; open comments go to the coder with the next
  * request for changes.
  */
-export function ReviewPanel({ run, taskStatus, fallback }: ReviewPanelProps) {
+export function ReviewPanel({ run, taskStatus, checks, fallback }: ReviewPanelProps) {
   const diff = useRunDiff(run.runId, run.headCommit, run.reviewScore);
   if (diff.isPending) return <LoadingState className="p-4" label="Loading the diff…" />;
   if (diff.isError) {
@@ -61,17 +63,24 @@ export function ReviewPanel({ run, taskStatus, fallback }: ReviewPanelProps) {
     );
   }
   return (
-    <DiffReview run={run} diff={diff.data} commentable={run.status === 'passed' && taskStatus === 'review'} />
+    <DiffReview
+      run={run}
+      diff={diff.data}
+      checks={checks}
+      commentable={run.status === 'passed' && taskStatus === 'review'}
+    />
   );
 }
 
 function DiffReview({
   run,
   diff,
+  checks,
   commentable,
 }: {
   run: PipelineRunState;
   diff: RunDiff;
+  checks?: readonly CheckRun[] | undefined;
   commentable: boolean;
 }) {
   const comments = useReviewComments(run.runId);
@@ -112,7 +121,7 @@ function DiffReview({
   return (
     <div className="flex flex-col gap-3" data-testid="review-panel">
       <OpenReviewLink />
-      <ReviewSummary run={run} stats={diff.stats} />
+      <ReviewSummary run={run} stats={diff.stats} checks={checks} />
       {diff.generalFindings.length > 0 && (
         <section
           className="flex flex-col gap-1.5"

@@ -2,7 +2,8 @@ import { CircleCheck, CircleX } from 'lucide-react';
 import type { ReactNode } from 'react';
 import type { RunDiff } from '@/contracts/diff';
 import { cn } from '@/web/lib/cn';
-import type { PipelineRunState } from '../../stores/run-state';
+import type { CheckRun, PipelineRunState } from '../../stores/run-state';
+import { seconds } from '../../utils/phase-steps';
 import { formatCost, formatCount } from '../../utils/run-labels';
 
 function Stat({ label, children, testId }: { label: string; children: ReactNode; testId: string }) {
@@ -14,8 +15,48 @@ function Stat({ label, children, testId }: { label: string; children: ReactNode;
   );
 }
 
-/** The run at a glance: what changed, what the reviewer made of it, and what it cost. */
-export function ReviewSummary({ run, stats }: { run: PipelineRunState; stats: RunDiff['stats'] }) {
+/** The last check's verdict, its exit code and time, and how many checks the run ran. */
+function ChecksTile({ checks }: { checks: readonly CheckRun[] }) {
+  const last = checks.at(-1)?.result ?? null;
+  const count = `${checks.length} run${checks.length === 1 ? '' : 's'}`;
+  return (
+    <Stat label="Checks" testId="review-checks">
+      {last === null ? (
+        <span className="text-zinc-500">stopped · {count}</span>
+      ) : (
+        <span
+          className={cn(
+            'flex flex-wrap items-center gap-1',
+            last.passed ? 'text-emerald-700' : 'text-red-700',
+          )}
+          data-passed={last.passed}
+        >
+          {last.passed ? (
+            <CircleCheck aria-hidden="true" className="size-3.5" />
+          ) : (
+            <CircleX aria-hidden="true" className="size-3.5" />
+          )}
+          {last.passed ? 'passed' : last.timedOut ? 'timed out' : 'failed'}
+          <span className="font-normal text-zinc-500">
+            {last.exitCode === null ? '' : `exit ${last.exitCode} · `}
+            {seconds(last.durationMs)} · {count}
+          </span>
+        </span>
+      )}
+    </Stat>
+  );
+}
+
+/** The run at a glance: what changed, what the check and the reviewer made of it, and what it cost. */
+export function ReviewSummary({
+  run,
+  stats,
+  checks = [],
+}: {
+  run: PipelineRunState;
+  stats: RunDiff['stats'];
+  checks?: readonly CheckRun[] | undefined;
+}) {
   const review = run.reviewFindings;
   const score = run.reviewScore ?? review?.score ?? null;
   return (
@@ -50,6 +91,7 @@ export function ReviewSummary({ run, stats }: { run: PipelineRunState; stats: Ru
           </span>
         )}
       </Stat>
+      {checks.length > 0 && <ChecksTile checks={checks} />}
       <Stat label="Fix iterations" testId="review-iterations">
         {run.iteration}
       </Stat>
