@@ -248,3 +248,13 @@ describe('the review page', () => {
     expect(screen.getByTestId('btn-approve-pipeline')).toBeTruthy();
   });
 });
+
+describe('the link to the page', () => {
+  it('takes the drawer’s task from the board’s URL', async () => {
+    const { OpenReviewLink } = await import('./open-review-link');
+    renderAt(<OpenReviewLink />, { url: `/projects/p1?task=${T}`, path: '/projects/:projectId' });
+    expect(screen.getByTestId('open-review-page').getAttribute('href')).toBe(
+      `/projects/p1/tasks/${T}/review`,
+    );
+  });
+});
