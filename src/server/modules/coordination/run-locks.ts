@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CoordinationEvent, MAX_MESSAGE_CHARS } from '@/contracts/coordination.js';
+import type { LockWaitData } from '@/contracts/pipeline.js';
 import type { Db } from '@/server/db/client.js';
-import { projectStream } from '../events/bus.js';
+import { projectStream, taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
 import { defaultBranchOf } from '../projects/projects.repo.js';
 import type { LockEntry, LockScope, LockStore } from './lock-store.js';
@@ -94,6 +95,45 @@ export class RunLocks {
     if (files.length === 0) return;
     const scope = await this.scopeOf(run.projectId);
     const message = oneSentence(intent);
+    const until = this.deps.now() + this.deps.waitMs;
+    const wait: { for: LockEntry | null } = { for: null };
+    try {
+      await this.waitAndHold(run, files, message, scope, signal, async (first) => {
+        if (wait.for) return;
+        wait.for = first;
+        await this.tellWait(run, first, until);
+      });
+    } finally {
+      // The wait is over, whatever ended it: the lock taken, the wait given up, the run stopped.
+      if (wait.for) await this.tellWait(run, wait.for, null).catch(() => undefined);
+    }
+  }
+
+  /**
+   * `lock-wait` on the task's stream (the drawer's stepper) and the project's (the card): whom the run
+   * waits for and until when, or (`until` null) that it waits no more.
+   */
+  private async tellWait(run: RunAgent, lock: Pick<LockEntry, 'path' | 'holder'>, until: number | null) {
+    const data: LockWaitData = {
+      runId: run.runId,
+      taskId: run.taskId,
+      path: lock.path,
+      holder: { id: lock.holder.id, name: lock.holder.name },
+      until,
+      timestamp: this.deps.now(),
+    };
+    await this.deps.events.append(taskStream(run.taskId), { type: 'lock-wait', data });
+    await this.deps.events.append(projectStream(run.projectId), { type: 'lock-wait', data });
+  }
+
+  private async waitAndHold(
+    run: RunAgent,
+    files: string[],
+    message: string,
+    scope: LockScope,
+    signal: AbortSignal,
+    onRefused: (first: LockEntry) => Promise<void>,
+  ): Promise<void> {
     const started = performance.now();
     let refusedOnce = false;
     for (;;) {
@@ -146,6 +186,7 @@ export class RunLocks {
           },
         });
       }
+      await onRefused(first);
       const waited = performance.now() - started;
       if (waited >= this.deps.waitMs) throw new LockConflictError(first, waited);
       await sleep(Math.min(RETRY_EVERY_MS, this.deps.waitMs - waited), undefined, { signal });
