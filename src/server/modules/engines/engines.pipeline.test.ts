@@ -11,11 +11,13 @@ import {
   post,
   type RunStatusBody,
   repoOf,
+  runEnded,
   startOk,
   startRun,
   statusOf,
   type TaskSetup,
   taskEvents,
+  untilRun,
   WAIT_LIMIT_MS,
 } from '@/server/modules/pipeline/testing/run-kit.js';
 import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
@@ -53,17 +55,9 @@ afterAll(async () => {
   await simulator?.close();
 });
 
-async function until(setup: TaskSetup, done: (run: RunStatusBody) => boolean, what: string) {
-  const deadline = Date.now() + WAIT_LIMIT_MS;
-  for (;;) {
-    const run = await statusOf(setup.client, setup.taskId);
-    if (done(run)) return run;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}: ${run.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = untilRun;
 
-const ended = (run: RunStatusBody) => run.status !== 'running' && run.status !== 'paused';
+const ended = runEnded;
 
 async function agentWriting(setup: TaskSetup, file: string) {
   const token = await setup.client.post<{ token: string }>('/api/tokens', { name: 'Alice' });

@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { listeners } from './listening.js';
 
 /**
  * Where a coding agent engine's model requests go, and with which credential. The engine inside
@@ -67,7 +67,6 @@ const REFUSAL_CHARS = 600;
  */
 export function createModelRelay(target: RelayTarget): ModelRelay {
   const stats: RelayStats = { requests: 0, bytesUp: 0, bytesDown: 0 };
-  const servers: Server[] = [];
   const active = new Set<AbortController>();
   const doFetch = target.fetch ?? fetch;
   const base = target.baseUrl.replace(/\/+$/, '');
@@ -143,43 +142,21 @@ export function createModelRelay(target: RelayTarget): ModelRelay {
     }
   }
 
-  function serve(): Server {
+  const served = listeners(() => {
     const server = createServer((req, res) => void handle(req, res));
     // A stream may pause for minutes between events (a long tool run on the model's side).
     server.requestTimeout = 0;
     server.headersTimeout = 60_000;
-    servers.push(server);
     return server;
-  }
+  });
 
   return {
     stats,
-    async listen(socketPath) {
-      const server = serve();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(socketPath, () => resolve());
-      });
-    },
-    async listenLoopback() {
-      const server = serve();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      return (server.address() as AddressInfo).port;
-    },
+    listen: served.listen,
+    listenLoopback: served.listenLoopback,
     async close() {
       for (const abort of active) abort.abort();
-      await Promise.all(
-        servers.map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              server.close(() => resolve());
-              server.closeAllConnections();
-            }),
-        ),
-      );
+      await served.close();
     },
   };
 }

@@ -1,9 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { insideWorktree, worktreeRelative } from './engine-timeline.js';
+import { listeners } from './listening.js';
 
 /** The MCP server's name as the engine sees it (its tools are `autocoder` tools). */
 export const STEP_MCP_NAME = 'autocoder';
@@ -28,8 +28,6 @@ export function createStepLockMcp(options: {
   beforeWrite(path: string): Promise<void>;
   version?: string;
 }): StepLockMcp {
-  const servers: Server[] = [];
-
   function mcpServer(): McpServer {
     const server = new McpServer({ name: STEP_MCP_NAME, version: options.version ?? '1' });
     server.registerTool(
@@ -99,7 +97,7 @@ export function createStepLockMcp(options: {
     await transport.handleRequest(req, res, body);
   }
 
-  function serve(): Server {
+  return listeners(() => {
     const server = createServer((req, res) => {
       handle(req, res).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
@@ -108,36 +106,6 @@ export function createStepLockMcp(options: {
     });
     // A lock_file call may wait for another agent's lock.
     server.requestTimeout = 0;
-    servers.push(server);
     return server;
-  }
-
-  return {
-    async listen(socketPath) {
-      const server = serve();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(socketPath, () => resolve());
-      });
-    },
-    async listenLoopback() {
-      const server = serve();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      return (server.address() as AddressInfo).port;
-    },
-    async close() {
-      await Promise.all(
-        servers.map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              server.close(() => resolve());
-              server.closeAllConnections();
-            }),
-        ),
-      );
-    },
-  };
+  });
 }

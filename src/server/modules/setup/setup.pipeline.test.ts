@@ -8,10 +8,12 @@ import {
   post,
   type RunStatusBody,
   repoOf,
+  runEnded,
   startOk,
   statusOf,
   type TaskSetup,
   taskEvents,
+  untilRun,
   WAIT_LIMIT_MS,
 } from '@/server/modules/pipeline/testing/run-kit.js';
 import { pidsRunning } from '@/server/modules/sandbox/sandbox-testing.js';
@@ -34,16 +36,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function until(setup: TaskSetup, done: (run: RunStatusBody) => boolean, what: string) {
-  const deadline = Date.now() + WAIT_LIMIT_MS;
-  for (;;) {
-    const run = await statusOf(setup.client, setup.taskId);
-    if (done(run)) return run;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}: ${run.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-const ended = (run: RunStatusBody) => run.status !== 'running' && run.status !== 'paused';
+const until = untilRun;
+const ended = runEnded;
 const setupResults = (events: StoredEvent[]) =>
   events.flatMap((e) => (e.type === 'setup-result' ? [e.data as SetupResultData] : []));
 

@@ -144,6 +144,25 @@ export function waitForEvent(
 export const isPhase = (phase: string) => (e: StoredEvent) =>
   e.type === 'phase-change' && e.data.phase === phase;
 
+/** Polls the task's run until `done` holds (a bound against hangs, never an assertion on speed). */
+export async function untilRun(
+  setup: Pick<TaskSetup, 'client' | 'taskId'>,
+  done: (run: RunStatusBody) => boolean,
+  what: string,
+): Promise<RunStatusBody> {
+  const deadline = Date.now() + WAIT_LIMIT_MS;
+  for (;;) {
+    const run = await statusOf(setup.client, setup.taskId);
+    if (done(run)) return run;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}: ${run.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A run no longer running nor paused: passed, failed or cancelled. */
+export const runEnded = (run: Pick<RunStatusBody, 'status'>) =>
+  run.status !== 'running' && run.status !== 'paused';
+
 /** Starts a run and waits until it is no longer executing; returns its final status. */
 export async function runToEnd(
   t: TestApp,
