@@ -186,6 +186,7 @@ describe.skipIf(engineMissing || !hasChromium)(
 
       // Approve merges the branch.
       await page.getByTestId('btn-approve-pipeline').click();
+      await page.getByTestId('confirm-approve-pipeline').click();
       await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Done');
       await page.getByTestId('pipeline-merged').waitFor();
       expect((await git('ls-tree', '-r', '--name-only', 'main')).split('\n')).toContain(FILE);

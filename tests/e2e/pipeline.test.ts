@@ -135,6 +135,7 @@ describe.skipIf(!hasChromium)('pipeline journey in Chromium (simulated agents)',
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Review');
 
     await page.getByTestId('btn-approve-pipeline').click();
+    await page.getByTestId('confirm-approve-pipeline').click();
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Done');
     const { stdout: merged } = await run('git', ['ls-tree', '-r', '--name-only', 'main'], { cwd: repo });
     expect(merged.trim().split('\n').length).toBeGreaterThan(0);
@@ -156,7 +157,8 @@ describe.skipIf(!hasChromium)('pipeline journey in Chromium (simulated agents)',
     await page.getByTestId('btn-start-pipeline').click();
     await page.getByTestId('error-notification').waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('error-notification').textContent()).toMatch(/429/);
-    await page.getByTestId('btn-error-retry').click();
+    // One Retry on screen: the controls'.
+    await page.getByTestId('btn-retry-pipeline').click();
     await expect.poll(() => stepper(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('passed');
     await page.keyboard.press('Escape');
 

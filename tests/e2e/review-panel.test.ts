@@ -122,6 +122,7 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
 
     // Approve: the merge commit is on main, in the Files view too.
     await page.getByTestId('btn-approve-pipeline').click();
+    await page.getByTestId('confirm-approve-pipeline').click();
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Done');
     const short = (await page.getByTestId('pipeline-merge-commit').textContent()) ?? '';
     const repo = path.join(dataDir, 'repos', projectId);
@@ -173,6 +174,7 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
 
     // The approval conflicts: the files are named, nothing is lost, the task stays in Review.
     await page.getByTestId('btn-approve-pipeline').click();
+    await page.getByTestId('confirm-approve-pipeline').click();
     const notice = page.getByTestId('merge-conflict');
     await notice.waitFor({ timeout: 30_000 });
     expect(await notice.getByTestId('merge-conflict-files').textContent()).toContain(file);
@@ -189,6 +191,7 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
     await page.getByTestId('review-panel').waitFor({ timeout: 30_000 });
 
     await page.getByTestId('btn-approve-pipeline').click();
+    await page.getByTestId('confirm-approve-pipeline').click();
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Done');
     const status = await (await page.request.get(`${server.url}/api/pipeline/${taskId}/status`)).json();
     await run('git', ['merge-base', '--is-ancestor', status.headCommit, 'main'], { cwd: repo });
@@ -199,9 +202,15 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
 
     // Revert the approval: a revert commit on main, and the task is back in Review.
     await page.getByTestId('btn-revert-approval').click();
+    await page.getByTestId('confirm-revert-approval').click();
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Review');
     const { stdout: subject } = await run('git', ['log', '-1', '--format=%s', 'main'], { cwd: repo });
     expect(subject).toMatch(/^Revert /);
+    // The panel says it happened, naming the revert commit.
+    const { stdout: revertSha } = await run('git', ['rev-parse', '--short=7', 'main'], { cwd: repo });
+    await expect
+      .poll(() => page.getByTestId('pipeline-reverted').textContent(), { timeout: 30_000 })
+      .toContain(revertSha.trim());
     expect(await page.getByTestId('btn-approve-pipeline').isVisible()).toBe(true);
     expect(errors).toEqual([]);
     await page.close();
