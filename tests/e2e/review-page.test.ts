@@ -103,6 +103,8 @@ describe.skipIf(!hasChromium)('the full review page in Chromium (simulated agent
 
     // Approve from the page: merged, and the controls say so.
     await page.getByTestId('btn-approve-pipeline').click();
+    // Approve asks first, naming the branch.
+    await page.getByTestId('confirm-approve-pipeline').click();
     await page.getByTestId('pipeline-merged').waitFor({ timeout: 30_000 });
     const { stdout: main } = await run('git', ['log', '-1', '--format=%s', 'main'], { cwd: repo });
     expect(main.trim()).not.toBe('A table');

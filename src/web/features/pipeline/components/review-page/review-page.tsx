@@ -13,6 +13,8 @@ import { useSSE } from '../../sse/use-sse';
 import { useCheckRuns } from '../../stores/pipeline-store';
 import type { PipelineRunState } from '../../stores/run-state';
 import { ActionError } from '../action-error';
+import { ApprovalDialogs, type ConfirmingApproval } from '../approval-dialogs';
+import { CancelPipelineDialog } from '../cancel-pipeline-dialog';
 import { PipelineControls } from '../pipeline-controls';
 import { RequestChangesDialog } from '../request-changes-dialog';
 import { ReviewChecks } from './review-checks';
@@ -40,6 +42,8 @@ export function ReviewPage({ projectId, task, userId }: ReviewPageProps) {
   useSSE({ taskId });
   const run = pipeline.pipelineRun;
   const [requesting, setRequesting] = useState(false);
+  const [confirming, setConfirming] = useState<ConfirmingApproval>(null);
+  const [confirmingCancel, setConfirmingCancel] = useState(false);
   const requestable = run?.status === 'passed' && task.status === 'review';
   const comments = useReviewComments(run?.runId ?? '', requestable);
 
@@ -67,10 +71,10 @@ export function ReviewPage({ projectId, task, userId }: ReviewPageProps) {
             pending={pipeline}
             onStart={() => void pipeline.startPipeline()}
             onRetry={() => void pipeline.retryPipeline()}
-            onCancel={() => void pipeline.cancelPipeline()}
-            onApprove={() => void pipeline.approvePipeline()}
+            onCancel={() => setConfirmingCancel(true)}
+            onApprove={() => setConfirming('approve')}
             onRequestChanges={() => setRequesting(true)}
-            onRevert={() => void pipeline.revertApproval()}
+            onRevert={() => setConfirming('revert')}
           />
         </header>
         {pipeline.actionError && <ActionError error={pipeline.actionError} />}
@@ -90,6 +94,22 @@ export function ReviewPage({ projectId, task, userId }: ReviewPageProps) {
           </p>
         )}
       </div>
+      <CancelPipelineDialog
+        open={confirmingCancel}
+        onOpenChange={setConfirmingCancel}
+        pending={pipeline.isCancelling}
+        onConfirm={() => void pipeline.cancelPipeline().then(() => setConfirmingCancel(false))}
+      />
+      <ApprovalDialogs
+        confirming={confirming}
+        onClose={() => setConfirming(null)}
+        branch={run?.branch ?? null}
+        target={null}
+        approving={pipeline.isApproving}
+        reverting={pipeline.isReverting}
+        onApprove={() => void pipeline.approvePipeline().finally(() => setConfirming(null))}
+        onRevert={() => void pipeline.revertApproval().finally(() => setConfirming(null))}
+      />
       <RequestChangesDialog
         open={requesting}
         onOpenChange={setRequesting}
