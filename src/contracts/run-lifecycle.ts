@@ -105,6 +105,8 @@ export interface RunTransitionRule {
   announces: boolean;
   /** The run's file locks are released: it will write no more (see docs/coordination.md). */
   releasesLocks?: boolean;
+  /** The run keeps its file locks while it waits (Review, a pause): they are recorded, and a restart takes them again. */
+  recordsLocks?: boolean;
 }
 
 /**
@@ -115,7 +117,7 @@ export const RUN_TRANSITIONS = {
   start: { from: [], to: 'running', phase: 'planning', taskStatus: 'spec', announces: true },
   enterPhase: { from: ['running'], to: 'running', phase: 'cursor', announces: true },
   progress: { from: ['running'], to: 'running', phase: 'unchanged', announces: false },
-  pause: { from: ['running'], to: 'paused', phase: 'paused', announces: true },
+  pause: { from: ['running'], to: 'paused', phase: 'paused', announces: true, recordsLocks: true },
   fail: {
     from: ['running'],
     to: 'failed',
@@ -132,6 +134,7 @@ export const RUN_TRANSITIONS = {
     taskStatus: 'review',
     completes: true,
     announces: true,
+    recordsLocks: true,
   },
   cancel: {
     from: ACTIVE_RUN_STATUSES,

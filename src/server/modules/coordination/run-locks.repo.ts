@@ -4,16 +4,22 @@ import { pipelineRuns, runLocks, tasks } from '@/server/db/schema.js';
 
 export type RunLockRow = typeof runLocks.$inferSelect;
 
-/** Records the run's locks on `paths` (taken, or taken again: the message and time are the latest). */
-export async function saveRunLocks(
+/** Records locks each with its own message and time, in one statement. */
+export async function saveRunLockRows(
   db: Db,
-  values: { runId: string; branch: string; holderName: string; message: string; takenAt: number },
-  paths: readonly string[],
+  rows: readonly {
+    runId: string;
+    branch: string;
+    holderName: string;
+    message: string;
+    takenAt: number;
+    path: string;
+  }[],
 ): Promise<void> {
-  if (paths.length === 0) return;
+  if (rows.length === 0) return;
   await db
     .insert(runLocks)
-    .values(paths.map((path) => ({ ...values, path })))
+    .values([...rows])
     .onConflictDoUpdate({
       target: [runLocks.runId, runLocks.path],
       set: {

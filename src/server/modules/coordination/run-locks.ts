@@ -13,7 +13,7 @@ import {
   recordedRunLocks,
   runLockPaths,
   runsHoldingOfTask,
-  saveRunLocks,
+  saveRunLockRows,
 } from './run-locks.repo.js';
 
 /**
@@ -82,7 +82,16 @@ const holderOf = (run: RunAgent) => ({ id: run.runId, name: run.taskTitle });
  * scope of the project's default branch: that is where the run's branch is merged, and where agents
  * working on the project lock their files.
  */
+/** Locks a running run took since it last waited, to record when it waits (Review, a pause). */
+interface UnrecordedLocks {
+  values: { runId: string; branch: string; holderName: string; message: string; takenAt: number };
+  /** Path → the values it was taken with. */
+  paths: Map<string, UnrecordedLocks['values']>;
+}
+
 export class RunLocks {
+  private readonly unrecorded = new Map<string, UnrecordedLocks>();
+
   constructor(private readonly deps: RunLockDeps) {}
 
   /**
@@ -157,9 +166,9 @@ export class RunLocks {
         taskId: run.taskId,
       };
       if (result.ok) {
-        // Recorded, so that a restart takes them again (`restore`).
-        await saveRunLocks(
-          this.deps.db,
+        // Recorded (one write) when the run waits holding them — Review, a pause — so that a
+        // restart takes them again (`restore`); a running run's are kept in memory till then.
+        this.remember(
           { runId: run.runId, branch: scope.branch, holderName: run.taskTitle, message, takenAt: now },
           files,
         );
@@ -193,8 +202,27 @@ export class RunLocks {
     }
   }
 
+  private remember(values: UnrecordedLocks['values'], files: readonly string[]) {
+    const known = this.unrecorded.get(values.runId);
+    const paths = new Map(known?.paths);
+    for (const file of files) paths.set(file, values);
+    this.unrecorded.set(values.runId, { values, paths });
+  }
+
+  /** Writes the run's locks taken since it last waited (one statement), so that a restart takes them again. */
+  async recordHeld(runId: string): Promise<void> {
+    const known = this.unrecorded.get(runId);
+    if (!known) return;
+    this.unrecorded.delete(runId);
+    await saveRunLockRows(
+      this.deps.db,
+      [...known.paths].map(([path, values]) => ({ ...values, path })),
+    );
+  }
+
   /** Releases every lock the run holds in its project (the run ended); returns the files released. */
   async releaseAll(run: Omit<RunAgent, 'taskTitle'>): Promise<string[]> {
+    this.unrecorded.delete(run.runId);
     // Forgotten first: a restart from here on does not take them again.
     await deleteRunLocks(this.deps.db, run.runId);
     const scope = await this.scopeOf(run.projectId).catch(() => null);

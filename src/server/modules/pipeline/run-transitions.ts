@@ -199,6 +199,7 @@ export class RunTransitions {
     const row = await slot((db) => updateRun(db, ref.runId, set, rule.from));
     if (row) await this.announce(name, ref, row, said);
     if (row && 'releasesLocks' in rule && this.locks) await this.locks.releaseAll(ref);
+    if (row && 'recordsLocks' in rule && this.locks) await this.locks.recordHeld(ref.runId);
     return row;
   }
 
