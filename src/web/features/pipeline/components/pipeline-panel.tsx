@@ -14,15 +14,13 @@ import type { AgentLogsState, CheckRun, PipelineRunState, SetupRun } from '../st
 import { shortSha } from '../utils/run-labels';
 import { ActionError } from './action-error';
 import { AgentLog } from './agent-log';
-import { ApprovalDialogs, type ConfirmingApproval } from './approval-dialogs';
-import { CancelPipelineDialog } from './cancel-pipeline-dialog';
 import { type CheckFocus, CheckLog } from './check-log';
 import { ErrorNotification } from './error-notification';
 import { FileChangeList } from './file-change-list';
 import { LockWaitNotice } from './lock-wait-notice';
 import { PhaseStepper } from './phase-stepper';
+import { PipelineActionDialogs, type PipelineDialog } from './pipeline-action-dialogs';
 import { PipelineControls } from './pipeline-controls';
-import { RequestChangesDialog } from './request-changes-dialog';
 import { RetryCountdown } from './retry-countdown';
 import { ReviewFindings } from './review-findings';
 import { RunMeta } from './run-meta';
@@ -72,9 +70,7 @@ export function PipelinePanel({
   const pipeline = usePipeline(taskId);
   const status = usePipelineStatus(taskId);
   const sse = useSSE({ taskId });
-  const [confirmingCancel, setConfirmingCancel] = useState(false);
-  const [requestingChanges, setRequestingChanges] = useState(false);
-  const [confirming, setConfirming] = useState<ConfirmingApproval>(null);
+  const [dialog, setDialog] = useState<PipelineDialog>(null);
   const checks = useCheckRuns(taskId);
   const setups = useSetupRuns(taskId);
   const run = pipeline.pipelineRun;
@@ -102,10 +98,10 @@ export function PipelinePanel({
           pending={pipeline}
           onStart={() => void pipeline.startPipeline()}
           onRetry={() => void pipeline.retryPipeline()}
-          onCancel={() => setConfirmingCancel(true)}
-          onApprove={() => setConfirming('approve')}
-          onRequestChanges={() => setRequestingChanges(true)}
-          onRevert={() => setConfirming('revert')}
+          onCancel={() => setDialog('cancel')}
+          onApprove={() => setDialog('approve')}
+          onRequestChanges={() => setDialog('request-changes')}
+          onRevert={() => setDialog('revert')}
         />
       </header>
 
@@ -134,33 +130,12 @@ export function PipelinePanel({
         <NoRunYet />
       )}
 
-      <CancelPipelineDialog
-        open={confirmingCancel}
-        onOpenChange={setConfirmingCancel}
-        pending={pipeline.isCancelling}
-        onConfirm={() => void pipeline.cancelPipeline().then(() => setConfirmingCancel(false))}
-      />
-      <ApprovalDialogs
-        confirming={confirming}
-        onClose={() => setConfirming(null)}
-        branch={run?.branch ?? null}
+      <PipelineActionDialogs
+        open={dialog}
+        onClose={() => setDialog(null)}
+        pipeline={pipeline}
         target={targetBranch}
-        approving={pipeline.isApproving}
-        reverting={pipeline.isReverting}
-        onApprove={() => void pipeline.approvePipeline().finally(() => setConfirming(null))}
-        onRevert={() => void pipeline.revertApproval().finally(() => setConfirming(null))}
-      />
-      <RequestChangesDialog
-        open={requestingChanges}
-        onOpenChange={setRequestingChanges}
-        pending={pipeline.isRequestingChanges}
         openComments={inReview ? openComments(comments.data).length : 0}
-        conflictFiles={
-          pipeline.actionError?.action === 'approve' && pipeline.actionError.code === 'MERGE_CONFLICT'
-            ? pipeline.actionError.files
-            : []
-        }
-        onSubmit={pipeline.requestChanges}
       />
     </section>
   );

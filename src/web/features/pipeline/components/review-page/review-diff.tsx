@@ -15,8 +15,8 @@ import { viewedStorageKey } from '../../utils/viewed-marks';
 import type { DiffMode } from '../review/file-diff';
 import type { CommentActions } from '../review/line-notes';
 import { FindingNote } from '../review/line-notes';
+import { ModeToggle } from '../review/mode-toggle';
 import { ReviewSummary } from '../review/review-summary';
-import { ModeToggle } from './mode-toggle';
 import { ReviewFile } from './review-file';
 import { ReviewFileTree } from './review-file-tree';
 import { notesOf, ReviewNotesList } from './review-notes-list';
@@ -199,7 +199,7 @@ export function DiffReview({
               ? 'Click a line number to comment on it: open comments go to the coder when you request changes.'
               : 'Comments can be added while the task is in Review.'}
           </p>
-          <ModeToggle mode={mode} onChange={setMode} />
+          <ModeToggle mode={mode} onChange={setMode} testIdPrefix="review-mode" />
         </div>
         {files.length === 0 ? (
           <p className="text-sm text-zinc-500" data-testid="review-no-changes">

@@ -13,10 +13,8 @@ import { useSSE } from '../../sse/use-sse';
 import { useCheckRuns } from '../../stores/pipeline-store';
 import type { PipelineRunState } from '../../stores/run-state';
 import { ActionError } from '../action-error';
-import { ApprovalDialogs, type ConfirmingApproval } from '../approval-dialogs';
-import { CancelPipelineDialog } from '../cancel-pipeline-dialog';
+import { PipelineActionDialogs, type PipelineDialog } from '../pipeline-action-dialogs';
 import { PipelineControls } from '../pipeline-controls';
-import { RequestChangesDialog } from '../request-changes-dialog';
 import { ReviewChecks } from './review-checks';
 import { DiffReview } from './review-diff';
 
@@ -41,9 +39,7 @@ export function ReviewPage({ projectId, task, userId }: ReviewPageProps) {
   const status = usePipelineStatus(taskId);
   useSSE({ taskId });
   const run = pipeline.pipelineRun;
-  const [requesting, setRequesting] = useState(false);
-  const [confirming, setConfirming] = useState<ConfirmingApproval>(null);
-  const [confirmingCancel, setConfirmingCancel] = useState(false);
+  const [dialog, setDialog] = useState<PipelineDialog>(null);
   const requestable = run?.status === 'passed' && task.status === 'review';
   const comments = useReviewComments(run?.runId ?? '', requestable);
 
@@ -71,10 +67,10 @@ export function ReviewPage({ projectId, task, userId }: ReviewPageProps) {
             pending={pipeline}
             onStart={() => void pipeline.startPipeline()}
             onRetry={() => void pipeline.retryPipeline()}
-            onCancel={() => setConfirmingCancel(true)}
-            onApprove={() => setConfirming('approve')}
-            onRequestChanges={() => setRequesting(true)}
-            onRevert={() => setConfirming('revert')}
+            onCancel={() => setDialog('cancel')}
+            onApprove={() => setDialog('approve')}
+            onRequestChanges={() => setDialog('request-changes')}
+            onRevert={() => setDialog('revert')}
           />
         </header>
         {pipeline.actionError && <ActionError error={pipeline.actionError} />}
@@ -94,33 +90,12 @@ export function ReviewPage({ projectId, task, userId }: ReviewPageProps) {
           </p>
         )}
       </div>
-      <CancelPipelineDialog
-        open={confirmingCancel}
-        onOpenChange={setConfirmingCancel}
-        pending={pipeline.isCancelling}
-        onConfirm={() => void pipeline.cancelPipeline().then(() => setConfirmingCancel(false))}
-      />
-      <ApprovalDialogs
-        confirming={confirming}
-        onClose={() => setConfirming(null)}
-        branch={run?.branch ?? null}
+      <PipelineActionDialogs
+        open={dialog}
+        onClose={() => setDialog(null)}
+        pipeline={pipeline}
         target={null}
-        approving={pipeline.isApproving}
-        reverting={pipeline.isReverting}
-        onApprove={() => void pipeline.approvePipeline().finally(() => setConfirming(null))}
-        onRevert={() => void pipeline.revertApproval().finally(() => setConfirming(null))}
-      />
-      <RequestChangesDialog
-        open={requesting}
-        onOpenChange={setRequesting}
-        pending={pipeline.isRequestingChanges}
         openComments={requestable ? openComments(comments.data).length : 0}
-        conflictFiles={
-          pipeline.actionError?.action === 'approve' && pipeline.actionError.code === 'MERGE_CONFLICT'
-            ? pipeline.actionError.files
-            : []
-        }
-        onSubmit={pipeline.requestChanges}
       />
     </div>
   );

@@ -1,9 +1,7 @@
-import { Columns2, Rows3 } from 'lucide-react';
 import { type ReactNode, useMemo, useState } from 'react';
 import type { RunDiff } from '@/contracts/diff';
 import type { ReviewComment } from '@/contracts/review-comments';
 import type { TaskStatus } from '@/contracts/tasks';
-import { Button } from '@/web/components/ui/button';
 import { ErrorState } from '@/web/components/ui/error-state';
 import { LoadingState } from '@/web/components/ui/spinner';
 import { errorMessage, isApiError } from '@/web/lib/api-client';
@@ -18,6 +16,7 @@ import { OpenReviewLink } from '../review-page/open-review-link';
 import { DiffFileTree } from './diff-file-tree';
 import { type DiffMode, FileDiff } from './file-diff';
 import { type CommentActions, FindingNote } from './line-notes';
+import { ModeToggle } from './mode-toggle';
 import { ReviewSummary } from './review-summary';
 
 interface ReviewPanelProps {
@@ -144,7 +143,7 @@ function DiffReview({
             <p className="text-xs text-zinc-500" data-testid="review-comment-hint">
               {commentHint(commentable, open)}
             </p>
-            <ModeToggle mode={mode} onChange={setMode} />
+            <ModeToggle mode={mode} onChange={setMode} testIdPrefix="diff-mode" />
           </div>
           <div className="max-h-72 overflow-y-auto rounded-md border border-zinc-200 p-1">
             <DiffFileTree
@@ -178,31 +177,4 @@ function commentHint(commentable: boolean, open: number): string {
   if (open === 0)
     return 'Click a line number to comment on it: comments go to the coder when you request changes.';
   return `${open === 1 ? '1 open comment goes' : `${open} open comments go`} to the coder with your next request for changes. Click a line number to add one.`;
-}
-
-function ModeToggle({ mode, onChange }: { mode: DiffMode; onChange: (mode: DiffMode) => void }) {
-  return (
-    <fieldset className="flex items-center gap-1" aria-label="Diff layout">
-      <Button
-        size="sm"
-        variant={mode === 'unified' ? 'primary' : 'secondary'}
-        aria-pressed={mode === 'unified'}
-        onClick={() => onChange('unified')}
-        data-testid="diff-mode-unified"
-      >
-        <Rows3 aria-hidden="true" className="size-3.5" />
-        Unified
-      </Button>
-      <Button
-        size="sm"
-        variant={mode === 'split' ? 'primary' : 'secondary'}
-        aria-pressed={mode === 'split'}
-        onClick={() => onChange('split')}
-        data-testid="diff-mode-split"
-      >
-        <Columns2 aria-hidden="true" className="size-3.5" />
-        Side by side
-      </Button>
-    </fieldset>
-  );
 }
