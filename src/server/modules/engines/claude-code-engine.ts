@@ -1,6 +1,6 @@
 import type { HookCallback, Options, SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { TokenUsage } from '@/contracts/pipeline.js';
-import { AgentStuckError, shownInput } from '../agent-tools/agent-loop.js';
+import { AgentStuckError } from '../agent-tools/agent-loop.js';
 import type { CoderEngine, CoderStep, CoderStepResult } from '../agent-tools/coder-engine.js';
 import { LlmError } from '../llm/provider.js';
 import { redactSecrets } from '../llm/redact.js';
@@ -14,6 +14,7 @@ import {
   claudeToolResult,
   insideWorktree,
   resultText,
+  shownCleanInput,
   worktreeRelative,
 } from './engine-timeline.js';
 import { createModelRelay } from './model-relay.js';
@@ -181,7 +182,7 @@ export function createClaudeCodeEngine(options: ClaudeCodeEngineOptions): CoderE
                   await step.events.onToolCall({
                     callId: block.id,
                     tool: block.name,
-                    input: JSON.parse(clean(JSON.stringify(shownInput(input)))) as Record<string, unknown>,
+                    input: shownCleanInput(input, clean),
                     engine: 'claude-code',
                   });
                 }

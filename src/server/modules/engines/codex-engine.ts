@@ -1,6 +1,5 @@
 import { createInterface } from 'node:readline';
 import type { TokenUsage } from '@/contracts/pipeline.js';
-import { shownInput } from '../agent-tools/agent-loop.js';
 import type { CoderEngine, CoderStep, CoderStepResult } from '../agent-tools/coder-engine.js';
 import type { ToolResult } from '../agent-tools/tool-types.js';
 import { LlmError } from '../llm/provider.js';
@@ -17,6 +16,7 @@ import {
 } from './engine-process.js';
 import { engineInstructions } from './engine-prompt.js';
 import { type EngineTarget, PLACEHOLDER_OPENAI_KEY } from './engine-target.js';
+import { shownCleanInput } from './engine-timeline.js';
 import { createModelRelay } from './model-relay.js';
 import { createStepLockMcp, STEP_MCP_NAME } from './step-lock-mcp.js';
 
@@ -132,7 +132,7 @@ export function createCodexEngine(options: CodexEngineOptions): CoderEngine {
               await step.events.onToolCall({
                 callId: item.id,
                 ...call,
-                input: JSON.parse(clean(JSON.stringify(shownInput(call.input)))) as Record<string, unknown>,
+                input: shownCleanInput(call.input, clean),
                 engine: 'codex',
               });
               break;
@@ -152,7 +152,7 @@ export function createCodexEngine(options: CodexEngineOptions): CoderEngine {
                 await step.events.onToolCall({
                   callId: item.id,
                   ...call,
-                  input: JSON.parse(clean(JSON.stringify(shownInput(call.input)))) as Record<string, unknown>,
+                  input: shownCleanInput(call.input, clean),
                   engine: 'codex',
                 });
               }

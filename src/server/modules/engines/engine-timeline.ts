@@ -1,8 +1,17 @@
 import path from 'node:path';
+import { shownInput } from '../agent-tools/agent-loop.js';
 import type { FileChangeSummary, ToolResult } from '../agent-tools/tool-types.js';
 
 /** Longest piece of an engine's tool output shown in a summary line. */
 const SUMMARY_CHARS = 200;
+
+/** A call's input as the timeline shows it: long strings cut, the run's secrets removed. */
+export function shownCleanInput(
+  input: Record<string, unknown>,
+  clean: (text: string) => string,
+): Record<string, unknown> {
+  return JSON.parse(clean(JSON.stringify(shownInput(input)))) as Record<string, unknown>;
+}
 
 /** A path an engine gave, relative to the worktree when inside it; undefined when it is not a string. */
 export function worktreeRelative(worktree: string, given: unknown): string | undefined {

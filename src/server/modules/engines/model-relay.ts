@@ -118,20 +118,20 @@ export function createModelRelay(target: RelayTarget): ModelRelay {
         if (!DROPPED.has(name) && name !== 'content-encoding' && name !== 'set-cookie') out[name] = value;
       });
       res.writeHead(answer.status, out);
+      const refused = answer.status >= 400;
+      if (refused) stats.lastRefusal = { status: answer.status, body: '' };
       if (!answer.body) {
         res.end();
         return;
       }
-      if (answer.status >= 400) {
-        const text = await answer.text();
-        stats.lastRefusal = { status: answer.status, body: text.slice(0, REFUSAL_CHARS) };
-        stats.bytesDown += text.length;
-        res.end(text);
-        return;
-      }
+      // Streamed through whatever its size; of a refusal, only its start is kept (for the step's error).
       const counted = Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream);
       counted.on('data', (chunk: Buffer) => {
         stats.bytesDown += chunk.length;
+        const kept = stats.lastRefusal;
+        if (refused && kept && kept.body.length < REFUSAL_CHARS) {
+          kept.body = (kept.body + chunk.toString('utf8')).slice(0, REFUSAL_CHARS);
+        }
       });
       await pipeline(counted, res);
     } catch (error) {

@@ -1,5 +1,6 @@
 import type { RunCursor } from '@/contracts/run-lifecycle.js';
 import { AppError } from '@/server/lib/errors.js';
+import { isExternalEngine } from '../engines/engine-catalog.js';
 import { commitAll } from '../workspace/commit.js';
 import { filesWithConflictMarkers, mergeDefaultIntoWorktree } from '../workspace/update-branch.js';
 import { coderEngineOf } from './one-shot-engine.js';
@@ -94,7 +95,7 @@ export async function fixWith(
   });
   const prompt = buildCoderLoopPrompt(
     { ...brief, conflicts: unresolved },
-    { external: engine.id === 'claude-code' || engine.id === 'codex' },
+    { external: isExternalEngine(ctx.coderEngine) },
   );
   const recorded = await runCoderStep(env, ctx, engine, prompt, message, beforeCommit);
   return persist(env, ctx, {

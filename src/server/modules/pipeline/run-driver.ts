@@ -1,4 +1,5 @@
 import { MAX_ITERATIONS } from '@/contracts/pipeline.js';
+import { isExternalEngine } from '../engines/engine-catalog.js';
 import { repoMap } from '../workspace/context.js';
 import { diffRange } from '../workspace/diff.js';
 import { executePlannerAgent } from './agents/planner-agent.js';
@@ -64,7 +65,7 @@ async function code(env: DriverEnv, ctx: RunContext, row: CallRecords) {
       wanted: [...(subtask.files ?? []), ...ctx.fileChanges.map((f) => f.filePath)],
     });
     const prompt = buildCoderLoopPrompt(brief, {
-      external: engine.id === 'claude-code' || engine.id === 'codex',
+      external: isExternalEngine(ctx.coderEngine),
     });
     const recorded = await runCoderStep(env, ctx, engine, prompt, message);
     ctx.cursor = { ...ctx.cursor, subtaskIndex: index + 1 };

@@ -4,6 +4,7 @@ import type { CheckOutcome } from '@/contracts/run-lifecycle.js';
 import { readBlob } from '@/server/lib/git-objects.js';
 import { loopSpending } from '../agent-tools/agent-loop.js';
 import type { CoderEngine, CoderStep, CoderStepResult } from '../agent-tools/coder-engine.js';
+import { isExternalEngine } from '../engines/engine-catalog.js';
 import { commitAll, stagedChanges } from '../workspace/commit.js';
 import { changedFiles } from '../workspace/diff.js';
 import { languageOf } from '../workspace/language.js';
@@ -119,7 +120,7 @@ export async function runCoderStep(
   );
   checkGoingOn(ctx);
   await beforeCommit?.();
-  if (engine.id === 'claude-code' || engine.id === 'codex') {
+  if (isExternalEngine(ctx.coderEngine)) {
     // An external engine changes files its own way (a shell, a patch): every path the commit
     // would change is held before it is committed, waiting for another agent's lock as today.
     const unheld = (await stagedChanges(ctx.worktreePath, ctx.setupPaths)).filter((file) => !held.has(file));
