@@ -124,6 +124,21 @@ describe('the dependency cache', () => {
     expect((await cache.info(P2)).entries).toHaveLength(1);
   });
 
+  it('keeps nothing of an install larger than the project’s cap', async () => {
+    const small = new DepCache({
+      root: path.join(root, 'small'),
+      projectMaxBytes: 10_000,
+      totalMaxBytes: 10_000,
+    });
+    const dir = await installed('big', '{"v":"big"}', 50_000);
+    const key = (await small.keyOf(dir, 'npm ci'))!;
+    await small.save(P1, key, dir, 'npm ci', ['node_modules']);
+    expect((await small.info(P1)).entries).toEqual([]);
+    const next = worktree('after-big');
+    await mkdir(next);
+    expect(await small.restore(P1, key, next)).toBeNull();
+  });
+
   it('runs one install per key at a time', async () => {
     const order: string[] = [];
     let release!: () => void;

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { inheritedPaths } from '@/server/env.js';
@@ -61,11 +62,7 @@ export class DepCache {
     const hash = createHash('sha256').update(`autocoder-setup-v1\0${command}\0`);
     for (const name of lockfiles) {
       hash.update(`${name}\0`);
-      hash.update(
-        createHash('sha256')
-          .update(await readFile(path.join(worktree, name)))
-          .digest('hex'),
-      );
+      hash.update(await fileHash(path.join(worktree, name)));
       hash.update('\0');
     }
     return hash.digest('hex');
@@ -114,6 +111,9 @@ export class DepCache {
   async save(projectId: string, key: string, worktree: string, command: string, paths: readonly string[]) {
     const names = paths.filter((name) => ENTRY.test(name));
     if (names.length === 0) return;
+    // Measured where it is, before anything is copied: an install past the project's cap is not kept.
+    const bytes = await this.sizeOf(...names.map((name) => path.join(worktree, name)));
+    if (bytes > this.options.projectMaxBytes) return;
     const projectDir = this.projectDir(projectId);
     await mkdir(projectDir, { recursive: true, mode: 0o700 });
     const staging = path.join(projectDir, `.staging-${randomBytes(6).toString('hex')}`);
@@ -128,7 +128,7 @@ export class DepCache {
         key,
         command,
         paths: names,
-        bytes: await this.sizeOf(path.join(staging, 'tree')),
+        bytes,
         createdAt: now,
         lastUsedAt: now,
       };
@@ -284,14 +284,24 @@ export class DepCache {
       throw new Error(`copying the dependency cache failed: ${result.stderr.trim().slice(-300)}`);
   }
 
-  private async sizeOf(dir: string): Promise<number> {
+  /** Bytes of `paths` together (links not followed). */
+  private async sizeOf(...paths: string[]): Promise<number> {
     const result = await runCommand({
       command: 'du',
-      args: ['-sb', '--', dir],
+      args: ['-sbc', '--', ...paths],
       env: copyEnv(),
       timeoutMs: 120_000,
       maxOutputBytes: 4096,
     });
-    return Number.parseInt(result.stdout.toString('utf8'), 10) || 0;
+    // The last line is the total (`-c`).
+    const total = result.stdout.toString('utf8').trim().split('\n').at(-1) ?? '';
+    return Number.parseInt(total, 10) || 0;
   }
+}
+
+/** A file's SHA-256, read as a stream (a lockfile may be large). */
+async function fileHash(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
