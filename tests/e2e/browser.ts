@@ -77,3 +77,14 @@ export async function roundAfterChangesPassed(page: Page, serverUrl: string): Pr
     )
     .toBe(true);
 }
+
+/**
+ * Confirms a dialog (`confirmTestId`, e.g. `confirm-approve-pipeline`) and waits for it to close:
+ * it closes only once its request has answered, and until then it holds the keyboard (an Escape
+ * pressed meanwhile closes it, not the drawer beneath).
+ */
+export async function confirm(page: Page, confirmTestId: string): Promise<void> {
+  const button = page.getByTestId(confirmTestId);
+  await button.click();
+  await button.waitFor({ state: 'detached', timeout: 30_000 });
+}

@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineTestsSkipped } from '../../src/server/modules/engines/engine-testing.js';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser, registerOnPage, taskIdOf } from './browser.js';
+import { collectErrors, confirm, hasChromium, launchBrowser, registerOnPage, taskIdOf } from './browser.js';
 
 const run = promisify(execFile);
 
@@ -186,7 +186,7 @@ describe.skipIf(engineMissing || !hasChromium)(
 
       // Approve merges the branch.
       await page.getByTestId('btn-approve-pipeline').click();
-      await page.getByTestId('confirm-approve-pipeline').click();
+      await confirm(page, 'confirm-approve-pipeline');
       await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Done');
       await page.getByTestId('pipeline-merged').waitFor();
       expect((await git('ls-tree', '-r', '--name-only', 'main')).split('\n')).toContain(FILE);

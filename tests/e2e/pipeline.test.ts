@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
 import {
   collectErrors,
+  confirm,
   hasChromium,
   launchBrowser,
   registerOnPage,
@@ -135,7 +136,7 @@ describe.skipIf(!hasChromium)('pipeline journey in Chromium (simulated agents)',
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Review');
 
     await page.getByTestId('btn-approve-pipeline').click();
-    await page.getByTestId('confirm-approve-pipeline').click();
+    await confirm(page, 'confirm-approve-pipeline');
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Done');
     const { stdout: merged } = await run('git', ['ls-tree', '-r', '--name-only', 'main'], { cwd: repo });
     expect(merged.trim().split('\n').length).toBeGreaterThan(0);

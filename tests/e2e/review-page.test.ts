@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
+import { collectErrors, confirm, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 const run = promisify(execFile);
 
@@ -104,7 +104,7 @@ describe.skipIf(!hasChromium)('the full review page in Chromium (simulated agent
     // Approve from the page: merged, and the controls say so.
     await page.getByTestId('btn-approve-pipeline').click();
     // Approve asks first, naming the branch.
-    await page.getByTestId('confirm-approve-pipeline').click();
+    await confirm(page, 'confirm-approve-pipeline');
     await page.getByTestId('pipeline-merged').waitFor({ timeout: 30_000 });
     const { stdout: main } = await run('git', ['log', '-1', '--format=%s', 'main'], { cwd: repo });
     expect(main.trim()).not.toBe('A table');

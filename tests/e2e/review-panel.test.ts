@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
 import {
   collectErrors,
+  confirm,
   hasChromium,
   launchBrowser,
   registerOnPage,
@@ -122,7 +123,7 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
 
     // Approve: the merge commit is on main, in the Files view too.
     await page.getByTestId('btn-approve-pipeline').click();
-    await page.getByTestId('confirm-approve-pipeline').click();
+    await confirm(page, 'confirm-approve-pipeline');
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Done');
     const short = (await page.getByTestId('pipeline-merge-commit').textContent()) ?? '';
     const repo = path.join(dataDir, 'repos', projectId);
@@ -174,7 +175,7 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
 
     // The approval conflicts: the files are named, nothing is lost, the task stays in Review.
     await page.getByTestId('btn-approve-pipeline').click();
-    await page.getByTestId('confirm-approve-pipeline').click();
+    await confirm(page, 'confirm-approve-pipeline');
     const notice = page.getByTestId('merge-conflict');
     await notice.waitFor({ timeout: 30_000 });
     expect(await notice.getByTestId('merge-conflict-files').textContent()).toContain(file);
@@ -191,7 +192,7 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
     await page.getByTestId('review-panel').waitFor({ timeout: 30_000 });
 
     await page.getByTestId('btn-approve-pipeline').click();
-    await page.getByTestId('confirm-approve-pipeline').click();
+    await confirm(page, 'confirm-approve-pipeline');
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Done');
     const status = await (await page.request.get(`${server.url}/api/pipeline/${taskId}/status`)).json();
     await run('git', ['merge-base', '--is-ancestor', status.headCommit, 'main'], { cwd: repo });
@@ -202,7 +203,7 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
 
     // Revert the approval: a revert commit on main, and the task is back in Review.
     await page.getByTestId('btn-revert-approval').click();
-    await page.getByTestId('confirm-revert-approval').click();
+    await confirm(page, 'confirm-revert-approval');
     await expect.poll(() => taskStatus(page), { timeout: 30_000 }).toBe('Review');
     const { stdout: subject } = await run('git', ['log', '-1', '--format=%s', 'main'], { cwd: repo });
     expect(subject).toMatch(/^Revert /);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
+import { collectErrors, confirm, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 /** The project's check: fails until the branch has fixed.txt. */
 const CHECK = 'test -f fixed.txt || { echo "fixed.txt is missing" >&2; exit 1; }';
@@ -128,7 +128,7 @@ describe.skipIf(!hasChromium)('the stepper during a failing then passing check (
     await dialog.waitFor({ state: 'detached' });
     expect(await page.getByTestId('task-status').textContent()).toBe('Review');
     await page.getByTestId('btn-approve-pipeline').click();
-    await page.getByTestId('confirm-approve-pipeline').click();
+    await confirm(page, 'confirm-approve-pipeline');
     await expect.poll(() => page.getByTestId('task-status').textContent(), { timeout: 30_000 }).toBe('Done');
 
     expect(errors).toEqual([]);
