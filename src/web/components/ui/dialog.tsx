@@ -10,7 +10,7 @@ export const DialogClose = DialogPrimitive.Close;
 function DialogOverlay({ className, ...props }: ComponentProps<typeof DialogPrimitive.Overlay>) {
   return (
     <DialogPrimitive.Overlay
-      className={cn('fixed inset-0 z-40 bg-zinc-950/40 backdrop-blur-[1px]', className)}
+      className={cn('fixed inset-0 z-40 bg-black/40 backdrop-blur-[1px]', className)}
       {...props}
     />
   );
@@ -59,7 +59,7 @@ export function SheetContent({
 }: ComponentProps<typeof DialogPrimitive.Content>) {
   return (
     <DialogPrimitive.Portal>
-      <DialogOverlay className="bg-zinc-950/25 backdrop-blur-none" />
+      <DialogOverlay className="bg-black/25 backdrop-blur-none" />
       <DialogPrimitive.Content
         className={cn(
           'fixed inset-y-0 right-0 z-50 flex w-full flex-col border-l border-zinc-200 bg-white shadow-2xl',

@@ -224,7 +224,7 @@ export function CommandOutput({
       role="log"
       aria-live="off"
       aria-label={label}
-      className="max-h-72 overflow-auto rounded-md bg-zinc-950 px-3 py-2.5 focus-visible:outline-2 focus-visible:outline-sky-500"
+      className="surface-dark max-h-72 overflow-auto rounded-md bg-zinc-950 px-3 py-2.5 focus-visible:outline-2 focus-visible:outline-sky-500"
       data-testid={testId}
     >
       {skip > 0 && (

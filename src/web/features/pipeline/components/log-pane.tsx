@@ -78,7 +78,7 @@ export function LogPane({
         // Announcing every chunk would drown a screen reader; the tab says who is working.
         aria-live="off"
         aria-label={`${agent} output`}
-        className="h-72 overflow-auto rounded-md bg-zinc-950 px-3 py-2.5 font-mono text-xs leading-relaxed focus-visible:outline-2 focus-visible:outline-sky-500 sm:h-80"
+        className="surface-dark h-72 overflow-auto rounded-md bg-zinc-950 px-3 py-2.5 font-mono text-xs leading-relaxed focus-visible:outline-2 focus-visible:outline-sky-500 sm:h-80"
       >
         {timeline.truncated && (
           <p className="mb-2 text-[11px] text-zinc-500" data-testid="agent-log-hidden">

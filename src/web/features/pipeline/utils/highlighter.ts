@@ -2,7 +2,7 @@ import type { HighlighterCore, LanguageRegistration } from 'shiki/core';
 
 /**
  * Syntax highlighting with Shiki, loaded on first use: the core, the JavaScript regex engine (no
- * WebAssembly, nothing fetched at run time) and one theme, then each language's grammar in a
+ * WebAssembly, nothing fetched at run time) and two themes (light and dark), then each language's grammar in a
  * chunk of its own as a file of that language is first shown. Only tokens leave this module
  * (text and a colour): the caller renders them as text, never as HTML.
  */
@@ -47,14 +47,16 @@ const GRAMMARS: Record<string, () => Grammar> = {
   makefile: () => import('shiki/langs/make.mjs'),
 };
 
-const THEME = 'github-light';
+const THEMES = { light: 'github-light', dark: 'github-dark' } as const;
 /** Longer lines (minified code) are shown plain: tokenising them costs more than it shows. */
 const MAX_LINE_CHARS = 2000;
 
-/** A piece of a line in one colour. */
+/** A piece of a line in one colour per theme. */
 export interface CodeToken {
   content: string;
   color?: string | undefined;
+  /** The colour under the dark theme. */
+  darkColor?: string | undefined;
   /** Shiki's FontStyle bits: 1 italic, 2 bold, 4 underline. */
   fontStyle?: number | undefined;
 }
@@ -67,7 +69,7 @@ function highlighter(): Promise<HighlighterCore> {
   core ??= Promise.all([import('shiki/core'), import('shiki/engine/javascript')]).then(
     ([{ createHighlighterCore }, { createJavaScriptRegexEngine }]) =>
       createHighlighterCore({
-        themes: [import('shiki/themes/github-light.mjs')],
+        themes: [import('shiki/themes/github-light.mjs'), import('shiki/themes/github-dark.mjs')],
         langs: [],
         // Grammars' patterns the engine cannot translate are skipped rather than failing the file.
         engine: createJavaScriptRegexEngine({ forgiving: true }),
@@ -102,5 +104,17 @@ export async function tokenize(code: string, language: string): Promise<CodeToke
   if (!canHighlight(language)) return null;
   const shiki = await highlighter();
   const lang = await grammarName(shiki, language);
-  return shiki.codeToTokensBase(code, { lang, theme: THEME, tokenizeMaxLineLength: MAX_LINE_CHARS });
+  const lines = shiki.codeToTokensWithThemes(code, {
+    lang,
+    themes: THEMES,
+    tokenizeMaxLineLength: MAX_LINE_CHARS,
+  });
+  return lines.map((line) =>
+    line.map(({ content, variants }) => ({
+      content,
+      color: variants.light?.color,
+      darkColor: variants.dark?.color,
+      fontStyle: variants.light?.fontStyle,
+    })),
+  );
 }

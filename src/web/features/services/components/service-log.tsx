@@ -44,7 +44,7 @@ export function ServiceLog({ output, label }: { output: ServiceOutput; label: st
         role="log"
         aria-live="off"
         aria-label={`${label} output`}
-        className="h-64 overflow-auto rounded-md bg-zinc-950 px-3 py-2.5 font-mono text-xs leading-relaxed text-zinc-100 focus-visible:outline-2 focus-visible:outline-sky-500"
+        className="surface-dark h-64 overflow-auto rounded-md bg-zinc-950 px-3 py-2.5 font-mono text-xs leading-relaxed text-zinc-100 focus-visible:outline-2 focus-visible:outline-sky-500"
       >
         {dropped > 0 && (
           <p className="mb-1 text-[11px] text-zinc-500" data-testid="service-log-dropped">

@@ -44,7 +44,7 @@ export function ReviewChecks({ checks, running }: { checks: readonly CheckRun[];
       {result && result.tail.trim() !== '' && (
         <details>
           <summary className="cursor-pointer text-xs text-zinc-500">Its output (the end)</summary>
-          <pre className="mt-1 max-h-64 overflow-auto rounded bg-zinc-950 p-2 font-mono text-[11px] text-zinc-100">
+          <pre className="surface-dark mt-1 max-h-64 overflow-auto rounded bg-zinc-950 p-2 font-mono text-[11px] text-zinc-100">
             {result.tail}
           </pre>
         </details>

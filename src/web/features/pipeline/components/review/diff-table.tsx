@@ -30,9 +30,11 @@ const textCell = 'px-2 align-top whitespace-pre-wrap [overflow-wrap:anywhere]';
 const textCellOf = (nowrap: boolean | undefined) => (nowrap ? 'px-2 align-top whitespace-pre' : textCell);
 const numberCell = 'w-px px-2 text-right align-top text-zinc-400 select-none tabular-nums';
 
+/** Colours go in as the variables `.code-token` reads (styles.css), one per theme. */
 function tokenStyle(token: CodeToken): CSSProperties | undefined {
-  const style: CSSProperties = {};
-  if (token.color) style.color = token.color;
+  const style: CSSProperties & Record<`--${string}`, string> = {};
+  if (token.color) style['--code-light'] = token.color;
+  if (token.darkColor) style['--code-dark'] = token.darkColor;
   if (token.fontStyle) {
     if (token.fontStyle & 1) style.fontStyle = 'italic';
     if (token.fontStyle & 2) style.fontWeight = 600;
@@ -48,7 +50,7 @@ function LineText({ line, highlighted }: { line: PatchLine; highlighted: Highlig
   const content: ReactNode = tokens
     ? tokens.map((token, index) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a line's tokens have no identity besides their place.
-        <span key={index} style={tokenStyle(token)}>
+        <span key={index} className={token.color ? 'code-token' : undefined} style={tokenStyle(token)}>
           {token.content}
         </span>
       ))

@@ -267,8 +267,11 @@ describe('the review panel', () => {
     await open();
     await waitFor(
       () => {
-        const spans = row(5)?.querySelectorAll<HTMLElement>('span[style]') ?? [];
-        expect([...spans].some((span) => span.style.color !== '')).toBe(true);
+        // One colour per theme, as the variables .code-token reads.
+        const spans = row(5)?.querySelectorAll<HTMLElement>('span.code-token') ?? [];
+        const coloured = [...spans].filter((span) => span.style.getPropertyValue('--code-light') !== '');
+        expect(coloured.length).toBeGreaterThan(0);
+        expect(coloured.some((span) => span.style.getPropertyValue('--code-dark') !== '')).toBe(true);
       },
       { timeout: 15_000 },
     );
