@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { useParams } from 'react-router';
 import { ActivityFeed } from '@/web/features/activity/components/activity-feed';
+import { ActivitySheetButton } from '@/web/features/activity/components/activity-sheet';
 import { TaskLockBadge } from '@/web/features/activity/components/task-lock-badge';
 import { useActivityStore } from '@/web/features/activity/stores/activity-store';
 import { useApplyTaskStatus } from '@/web/features/board/api/apply-task-status';
@@ -16,8 +17,8 @@ import { TaskServices } from '@/web/features/services/components/task-services';
 /**
  * The board with the pipeline and the activity feed plugged in: live card moves, phase and lock
  * badges, the drawer's Pipeline section (with the project's token budget and, in Review, the run's
- * Services), and the project's live
- * activity beside the columns.
+ * Services), and the project's live activity beside the columns (from `lg` up; below, an Activity
+ * button in the board's toolbar opens it as a sheet).
  */
 export function BoardRoute() {
   const { projectId = '' } = useParams();
@@ -55,6 +56,7 @@ export function BoardRoute() {
         </>
       ),
       useTaskRunActive,
+      toolbar: <ActivitySheetButton projectId={projectId} />,
     }),
     [projectId, tokenBudget, defaultBranch],
   );

@@ -25,7 +25,15 @@ const LOAD_OLDER_MARGIN_PX = 48;
 const timeOf = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
 /** A name, linked to its task's drawer on the board (`?task=`) when the agent is a pipeline run. */
-function AgentName({ name, taskId }: { name: string; taskId: string | undefined }) {
+function AgentName({
+  name,
+  taskId,
+  onOpenTask,
+}: {
+  name: string;
+  taskId: string | undefined;
+  onOpenTask: (() => void) | undefined;
+}) {
   const [searchParams] = useSearchParams();
   if (!taskId) return <span className="font-medium">{name}</span>;
   const next = new URLSearchParams(searchParams);
@@ -33,6 +41,7 @@ function AgentName({ name, taskId }: { name: string; taskId: string | undefined 
   return (
     <Link
       to={{ search: `?${next}` }}
+      onClick={onOpenTask}
       className="font-medium text-violet-700 underline-offset-2 hover:underline"
       data-testid="activity-task-link"
     >
@@ -44,9 +53,11 @@ function AgentName({ name, taskId }: { name: string; taskId: string | undefined 
 function FeedEntry({
   entry,
   taskOf,
+  onOpenTask,
 }: {
   entry: ActivityEntry;
   taskOf: (agentId: string) => string | undefined;
+  onOpenTask: (() => void) | undefined;
 }) {
   const what =
     entry.type === 'lock-taken' && entry.status ? `${VERB[entry.type]} (${entry.status})` : VERB[entry.type];
@@ -58,8 +69,12 @@ function FeedEntry({
       data-type={entry.type}
     >
       <p className="text-zinc-800">
-        <AgentName name={entry.agent.name} taskId={entry.taskId ?? taskOf(entry.agent.id)} /> {what}{' '}
-        <span className="font-mono break-all text-zinc-600">{files.join(', ')}</span>
+        <AgentName
+          name={entry.agent.name}
+          taskId={entry.taskId ?? taskOf(entry.agent.id)}
+          onOpenTask={onOpenTask}
+        />{' '}
+        {what} <span className="font-mono break-all text-zinc-600">{files.join(', ')}</span>
         {entry.type === 'lock-refused' && entry.holder ? (
           <span>
             {' '}
@@ -67,6 +82,7 @@ function FeedEntry({
             <AgentName
               name={entry.holderName ?? entry.holder}
               taskId={entry.holderTaskId ?? taskOf(entry.holder)}
+              onOpenTask={onOpenTask}
             />
             )
           </span>
@@ -87,8 +103,20 @@ function FeedEntry({
  * the list is scrolled to its end); the project's stream adds what happens next. It also loads the
  * locks held at that moment, for the cards' lock badges. A pipeline run is named by its task,
  * linked to the task's drawer.
+ *
+ * As an `aside` it is the column beside the board from `lg` up; as a `sheet` it fills the Activity
+ * sheet that smaller screens open instead (which names it, and closes when a task is opened).
  */
-export function ActivityFeed({ projectId }: { projectId: string }) {
+export function ActivityFeed({
+  projectId,
+  variant = 'aside',
+  onOpenTask,
+}: {
+  projectId: string;
+  variant?: 'aside' | 'sheet';
+  /** Called when a task's link is followed. */
+  onOpenTask?: () => void;
+}) {
   useProjectLocks(projectId);
   const live = useActivityEntries(projectId);
   const held = useHeldLocks(projectId);
@@ -111,10 +139,18 @@ export function ActivityFeed({ projectId }: { projectId: string }) {
   return (
     <aside
       aria-label="Activity"
-      className="hidden min-h-0 w-72 shrink-0 flex-col border-l border-zinc-200 bg-zinc-50/60 lg:flex"
+      className={
+        variant === 'aside'
+          ? 'hidden min-h-0 w-72 shrink-0 flex-col border-l border-zinc-200 bg-zinc-50/60 lg:flex'
+          : 'flex min-h-0 min-w-0 flex-1 flex-col'
+      }
       data-testid="activity-feed"
     >
-      <h2 className="px-3 pt-3 pb-2 text-xs font-semibold tracking-wide text-zinc-500 uppercase">Activity</h2>
+      {variant === 'aside' && (
+        <h2 className="px-3 pt-3 pb-2 text-xs font-semibold tracking-wide text-zinc-500 uppercase">
+          Activity
+        </h2>
+      )}
       {entries.length === 0 ? (
         <p className="px-3 text-xs text-zinc-500">
           {history.isPending
@@ -128,7 +164,7 @@ export function ActivityFeed({ projectId }: { projectId: string }) {
           data-testid="activity-list"
         >
           {entries.map((entry) => (
-            <FeedEntry key={entry.key} entry={entry} taskOf={taskOf} />
+            <FeedEntry key={entry.key} entry={entry} taskOf={taskOf} onOpenTask={onOpenTask} />
           ))}
           {history.hasNextPage ? (
             <li className="pt-1">

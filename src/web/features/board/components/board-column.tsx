@@ -4,6 +4,7 @@ import { Ban } from 'lucide-react';
 import { type TaskCard as Card, STATUS_LABELS, type TaskStatus } from '@/contracts/tasks';
 import { cn } from '@/web/lib/cn';
 import { columnDroppableId } from '../utils/board-columns';
+import { columnPanelId } from './column-tabs';
 import { statusDot } from './task-badges';
 import { TaskCard } from './task-card';
 
@@ -13,23 +14,39 @@ interface BoardColumnProps {
   /** While a card is held: whether it may be dropped here. */
   dropAllowed: boolean | undefined;
   onOpenTask: (task: Card) => void;
+  /** Below `md` only the chosen column is shown: not this one. */
+  phoneHidden?: boolean;
+  /** The screen is below `md` (the column tabs show): a hidden column takes no drops. */
+  narrow?: boolean;
 }
 
-export function BoardColumn({ status, tasks, dropAllowed, onOpenTask }: BoardColumnProps) {
-  const { setNodeRef, isOver } = useDroppable({ id: columnDroppableId(status) });
+export function BoardColumn({
+  status,
+  tasks,
+  dropAllowed,
+  onOpenTask,
+  phoneHidden = false,
+  narrow = false,
+}: BoardColumnProps) {
+  const offScreen = narrow && phoneHidden;
+  const { setNodeRef, isOver } = useDroppable({ id: columnDroppableId(status), disabled: offScreen });
   const refused = dropAllowed === false;
   const headingId = `column-${status}-heading`;
 
   return (
     <section
       ref={setNodeRef}
+      id={columnPanelId(status)}
+      // On a phone the shown column is the panel of its tab.
+      role={narrow ? 'tabpanel' : undefined}
       aria-labelledby={headingId}
       aria-disabled={refused || undefined}
       data-testid={`column-${status}`}
       data-drop-allowed={dropAllowed === undefined ? undefined : String(dropAllowed)}
       className={cn(
-        'flex max-h-full w-[82vw] shrink-0 snap-start flex-col rounded-lg bg-zinc-100/80 ring-1 ring-zinc-200/70 transition',
-        'sm:w-72 lg:w-auto lg:min-w-56 lg:flex-1 lg:shrink',
+        'flex max-h-full w-full shrink-0 flex-col rounded-lg bg-zinc-100/80 ring-1 ring-zinc-200/70 transition',
+        'md:w-72 lg:w-auto lg:min-w-56 lg:flex-1 lg:shrink',
+        phoneHidden && 'max-md:hidden',
         dropAllowed && 'ring-sky-300',
         dropAllowed && isOver && 'bg-sky-50 ring-2 ring-sky-400',
         refused && 'opacity-45 saturate-0',
@@ -59,6 +76,7 @@ export function BoardColumn({ status, tasks, dropAllowed, onOpenTask }: BoardCol
       <SortableContext
         id={status}
         items={tasks.map((task) => task.id)}
+        disabled={offScreen ? { droppable: true } : undefined}
         strategy={verticalListSortingStrategy}
       >
         <ol className="flex min-h-16 flex-1 flex-col gap-1.5 overflow-y-auto px-2 pb-2">

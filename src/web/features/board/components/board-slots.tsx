@@ -3,7 +3,7 @@ import type { Task, TaskCard } from '@/contracts/tasks';
 
 /**
  * Places where the app puts other features' content into the board without the board importing
- * them: the pipeline's phase badge on cards, its section in the task drawer.
+ * them: the pipeline's phase badge on cards, its section in the task drawer, the activity button.
  */
 export interface BoardSlots {
   /** Shown among a card's badges. */
@@ -15,6 +15,8 @@ export interface BoardSlots {
    * moves. The same function on every render.
    */
   useTaskRunActive?: (taskId: string) => boolean;
+  /** At the end of the board's toolbar, after New task (the Activity button, where the feed is hidden). */
+  toolbar?: ReactNode;
 }
 
 const BoardSlotsContext = createContext<BoardSlots>({});

@@ -3,7 +3,13 @@ import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { toast } from 'sonner';
 import type { CoderEngineId } from '@/contracts/projects';
-import { TASK_CATEGORIES, type TaskCard, type TaskCategory } from '@/contracts/tasks';
+import {
+  TASK_CATEGORIES,
+  TASK_STATUSES,
+  type TaskCard,
+  type TaskCategory,
+  type TaskStatus,
+} from '@/contracts/tasks';
 import { Button } from '@/web/components/ui/button';
 import { EmptyState } from '@/web/components/ui/empty-state';
 import { ErrorState } from '@/web/components/ui/error-state';
@@ -22,6 +28,11 @@ function parseCategory(value: string | null): TaskCategory | undefined {
   return (TASK_CATEGORIES as readonly string[]).includes(value ?? '') ? (value as TaskCategory) : undefined;
 }
 
+/** The column a phone shows (`?column=`); Backlog when none or an unknown one is named. */
+function parseColumn(value: string | null): TaskStatus {
+  return (TASK_STATUSES as readonly string[]).includes(value ?? '') ? (value as TaskStatus) : 'backlog';
+}
+
 interface BoardViewProps {
   projectId: string;
   /** Other features' content on cards and in the drawer, placed by the app. */
@@ -32,12 +43,16 @@ interface BoardViewProps {
 
 const NO_SLOTS: BoardSlots = {};
 
-/** The board page: filters in the URL (?category=&q=), the open task too (?task=). */
+/**
+ * The board page: filters in the URL (?category=&q=), the open task too (?task=), and the column a
+ * phone shows (?column=, Backlog by default).
+ */
 export function BoardView({ projectId, slots = NO_SLOTS, projectCoderEngine = null }: BoardViewProps) {
   const [searchParams, setSearchParams] = useSearchParams();
   const category = parseCategory(searchParams.get('category'));
   const q = searchParams.get('q') ?? '';
   const openTaskId = searchParams.get('task') ?? undefined;
+  const phoneColumn = parseColumn(searchParams.get('column'));
   const [searchInput, setSearchInput] = useState(q);
   const debouncedSearch = useDebouncedValue(searchInput, 250);
   const [creating, setCreating] = useState(false);
@@ -65,6 +80,8 @@ export function BoardView({ projectId, slots = NO_SLOTS, projectCoderEngine = nu
   const moveTask = useMoveTask(projectId, filters);
   const filtered = Boolean(category || q);
   const openTask = (task: TaskCard) => updateParams({ task: task.id });
+  const showColumn = (status: TaskStatus) =>
+    updateParams({ column: status === 'backlog' ? undefined : status });
 
   return (
     <BoardSlotsProvider slots={slots}>
@@ -83,6 +100,7 @@ export function BoardView({ projectId, slots = NO_SLOTS, projectCoderEngine = nu
             <Plus aria-hidden="true" className="size-4" />
             <span className="sr-only sm:not-sr-only">New task</span>
           </Button>
+          {slots.toolbar}
         </div>
 
         <div className="min-h-0 flex-1">
@@ -110,6 +128,8 @@ export function BoardView({ projectId, slots = NO_SLOTS, projectCoderEngine = nu
                 <Board
                   tasks={tasks.data}
                   onOpenTask={openTask}
+                  phoneColumn={phoneColumn}
+                  onPhoneColumnChange={showColumn}
                   onMove={(drop) => {
                     const position = drop.columns[drop.status].indexOf(drop.task.id);
                     moveTask({
@@ -143,6 +163,8 @@ export function BoardView({ projectId, slots = NO_SLOTS, projectCoderEngine = nu
           onOpenChange={setCreating}
           onCreated={(task) => {
             setCreating(false);
+            // A phone shows the column the new task is in.
+            if (task.status !== phoneColumn) showColumn(task.status);
             toast.success('Task created', { description: task.title });
           }}
         />

@@ -37,7 +37,11 @@ interface TaskDrawerProps {
 export function TaskDrawer({ taskId, onClose, projectCoderEngine = null }: TaskDrawerProps) {
   return (
     <Dialog open={Boolean(taskId)} onOpenChange={(open) => !open && onClose()}>
-      <SheetContent data-testid="task-drawer" aria-describedby={undefined} className="sm:max-w-3xl">
+      <SheetContent
+        data-testid="task-drawer"
+        aria-describedby={undefined}
+        className="max-sm:border-l-0 sm:max-w-3xl"
+      >
         {taskId && (
           <TaskDrawerBody
             key={taskId}

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { Project } from '@/contracts/projects';
 import { Button } from '@/web/components/ui/button';
 import { ConfirmDialog } from '@/web/components/ui/confirm-dialog';
+import { cn } from '@/web/lib/cn';
 import { useDeleteProject } from '../api/delete-project';
 import { useProjects } from '../api/get-projects';
 import { CreateProjectDialog } from './create-project-dialog';
@@ -13,12 +14,19 @@ interface ProjectSwitcherProps {
   onSelect: (projectId: string) => void;
   onCreated: (project: Project) => void;
   onDeleted: (project: Project) => void;
+  className?: string;
 }
 
 type OpenDialog = 'create' | 'settings' | 'delete' | null;
 
 /** Choose, create, import, rename and delete projects; sits in the dark app header. */
-export function ProjectSwitcher({ currentProjectId, onSelect, onCreated, onDeleted }: ProjectSwitcherProps) {
+export function ProjectSwitcher({
+  currentProjectId,
+  onSelect,
+  onCreated,
+  onDeleted,
+  className,
+}: ProjectSwitcherProps) {
   const projects = useProjects();
   const deleteProject = useDeleteProject();
   const [dialog, setDialog] = useState<OpenDialog>(null);
@@ -28,8 +36,9 @@ export function ProjectSwitcher({ currentProjectId, onSelect, onCreated, onDelet
   };
 
   return (
-    <div className="flex min-w-0 items-center gap-1">
-      <div className="relative min-w-0">
+    <div className={cn('flex min-w-0 items-center gap-1', className)}>
+      {/* On a phone the list takes the row's free width (and truncates); from `md` its own width, 7–14rem. */}
+      <div className="relative min-w-0 flex-1 md:min-w-28 md:flex-initial">
         <label htmlFor="project-switcher" className="sr-only">
           Project
         </label>
@@ -39,7 +48,7 @@ export function ProjectSwitcher({ currentProjectId, onSelect, onCreated, onDelet
           value={current?.id ?? ''}
           disabled={!projects.data}
           onChange={(event) => onSelect(event.target.value)}
-          className="h-8 w-full max-w-56 min-w-28 cursor-pointer appearance-none truncate rounded-md border border-zinc-700 bg-zinc-900 pr-7 pl-2.5 text-sm font-medium text-zinc-100 hover:border-zinc-600 focus:outline-2 focus:outline-sky-500"
+          className="h-8 w-full min-w-0 cursor-pointer appearance-none truncate rounded-md border border-zinc-700 bg-zinc-900 pr-7 pl-2.5 text-sm font-medium text-zinc-100 hover:border-zinc-600 focus:outline-2 focus:outline-sky-500 md:max-w-56 md:min-w-28"
         >
           {!current && <option value="">{projects.isPending ? 'Loading…' : 'Select a project'}</option>}
           {projects.data?.map((project) => (
