@@ -476,14 +476,28 @@ export interface LockWaitData {
   timestamp: number;
 }
 
+/**
+ * A run's setup or check began (`running`) or ended, on the project's stream only: the board's card
+ * says "Setting up…" or "Checking…" meanwhile (the task's stream has the step's log and result).
+ */
+export interface RunStepData {
+  runId: string;
+  taskId: string;
+  step: 'setup' | 'check';
+  running: boolean;
+  /** How the step ended (with `running: false`). */
+  passed?: boolean;
+  timestamp: number;
+}
+
 export interface RunUpdateData {
   run: PipelineRunSummary;
   timestamp: number;
 }
 
 /**
- * Every event a task's stream carries; the project stream carries task-status, run-update, the
- * coordination events (locks taken, refused, released, expired) and head-moved (a branch moved).
+ * Every event a task's stream carries; the project stream carries task-status, run-update, run-step,
+ * lock-wait, the coordination events (locks taken, refused, released, expired) and head-moved (a branch moved).
  */
 export type PipelineEvent =
   | { type: 'agent-log'; data: AgentLogData }
@@ -501,6 +515,7 @@ export type PipelineEvent =
   | { type: 'agent-tool-call'; data: AgentToolCallData }
   | { type: 'agent-tool-result'; data: AgentToolResultData }
   | { type: 'lock-wait'; data: LockWaitData }
+  | { type: 'run-step'; data: RunStepData }
   | CoordinationEvent
   | HeadMovedEvent;
 

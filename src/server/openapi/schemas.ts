@@ -262,6 +262,7 @@ const EVENT_TYPES: Record<PipelineEventType, true> = {
   'setup-log': true,
   'setup-result': true,
   'lock-wait': true,
+  'run-step': true,
   'lock-taken': true,
   'lock-refused': true,
   'lock-released': true,

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CheckLogData, CheckResultData, StoredEvent } from '@/contracts/pipeline.js';
+import type { CheckLogData, CheckResultData, RunStepData, StoredEvent } from '@/contracts/pipeline.js';
 import { CHECK_FINDING_FILE } from '@/contracts/run-lifecycle.js';
 import { pidsRunning } from '@/server/modules/sandbox/sandbox-testing.js';
 import { createTestApp } from '@/server/testing/test-app.js';
@@ -13,6 +13,7 @@ import {
   type ProxiedTestApp,
   phaseSequence,
   post,
+  projectEvents,
   repoOf,
   runToEnd,
   startOk,
@@ -119,6 +120,22 @@ describe('a repository check that fails until the coder fixes it', () => {
       .filter((e) => e.type === 'check-result' || (e.type === 'phase-change' && e.data.phase === 'reviewing'))
       .map((e) => e.type);
     expect(kinds).toEqual(['check-result', 'phase-change', 'check-result', 'phase-change']);
+  });
+
+  it("tells the board's stream when each check begins and how it ended (the card says Checking…)", async () => {
+    const steps = (await projectEvents(app.t, setup.projectId)).flatMap((e) =>
+      e.type === 'run-step' ? [e.data as RunStepData] : [],
+    );
+    expect(
+      steps.map(({ runId: id, taskId, step, running, passed }) => ({ id, taskId, step, running, passed })),
+    ).toEqual([
+      { id: runId, taskId: setup.taskId, step: 'check', running: true, passed: undefined },
+      { id: runId, taskId: setup.taskId, step: 'check', running: false, passed: false },
+      { id: runId, taskId: setup.taskId, step: 'check', running: true, passed: undefined },
+      { id: runId, taskId: setup.taskId, step: 'check', running: false, passed: true },
+    ]);
+    // Only the board's stream: the task's stream has the check's log and result.
+    expect(events.some((e) => e.type === 'run-step')).toBe(false);
   });
 
   it('fails the first review although the reviewer passed it, and shows the fixing coder the tail', () => {

@@ -19,27 +19,30 @@ const COMMAND_SHOWN = 200;
  * the server commits nothing more in that tree.
  */
 export async function verifyStep(env: DriverEnv, ctx: RunContext): Promise<CheckOutcome | undefined> {
-  if (!ctx.check) return undefined;
+  const check = ctx.check;
+  if (!check) return undefined;
   const signal = ctx.handle.controller.signal;
   const appended: Promise<unknown>[] = [];
-  const result = await runCheck({
-    sandbox: env.sandbox,
-    runId: ctx.runId,
-    worktree: ctx.worktreePath,
-    check: ctx.check,
-    signal,
-    // The worktree's `.git` file points into the project's git directory, hidden with the data
-    // dir: git works in the check only if it is visible. Taken from the project's record.
-    readOnlyPaths: [path.join(ctx.repoPath, '.git')],
-    now: env.now,
-    emit: (event) => {
-      if (signal.aborted) return;
-      const appending = env.transitions.events.task(ctx.taskId, ctx.runId, event);
-      // Awaited below; a rejection must not go unhandled meanwhile.
-      appending.catch(() => undefined);
-      appended.push(appending);
-    },
-  });
+  const result = await env.transitions.events.step(ctx.projectId, ctx.taskId, ctx.runId, 'check', () =>
+    runCheck({
+      sandbox: env.sandbox,
+      runId: ctx.runId,
+      worktree: ctx.worktreePath,
+      check,
+      signal,
+      // The worktree's `.git` file points into the project's git directory, hidden with the data
+      // dir: git works in the check only if it is visible. Taken from the project's record.
+      readOnlyPaths: [path.join(ctx.repoPath, '.git')],
+      now: env.now,
+      emit: (event) => {
+        if (signal.aborted) return;
+        const appending = env.transitions.events.task(ctx.taskId, ctx.runId, event);
+        // Awaited below; a rejection must not go unhandled meanwhile.
+        appending.catch(() => undefined);
+        appended.push(appending);
+      },
+    }),
+  );
   await Promise.all(appended);
   if (result.nestedRepository) {
     throw new AppError('NESTED_REPOSITORY', capitalised(result.nestedRepository));

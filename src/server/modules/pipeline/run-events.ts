@@ -1,4 +1,4 @@
-import type { AgentType, PipelineEvent } from '@/contracts/pipeline.js';
+import type { AgentType, PipelineEvent, RunStepData } from '@/contracts/pipeline.js';
 import type { TaskStatus } from '@/contracts/tasks.js';
 import type { Db } from '@/server/db/client.js';
 import { projectStream, taskStream } from '../events/bus.js';
@@ -38,6 +38,42 @@ export class RunEvents {
     };
     await this.task(row.taskId, row.id, event);
     await this.log.append(projectStream(projectId), event);
+  }
+
+  /** A run's setup or check began or ended: on the project's stream, for the card. */
+  runStep(projectId: string, data: RunStepData) {
+    return this.log.append(projectStream(projectId), { type: 'run-step', data });
+  }
+
+  /**
+   * Tells the card a step runs while `body` runs, then how it ended (a throw: not passed). A
+   * failure to tell never fails the step.
+   */
+  async step<T extends { passed: boolean } | undefined>(
+    projectId: string,
+    taskId: string,
+    runId: string,
+    step: RunStepData['step'],
+    body: () => Promise<T>,
+  ): Promise<T> {
+    const tell = (running: boolean, passed?: boolean) =>
+      this.runStep(projectId, {
+        runId,
+        taskId,
+        step,
+        running,
+        ...(passed === undefined ? {} : { passed }),
+        timestamp: this.now(),
+      }).catch(() => undefined);
+    await tell(true);
+    let passed = false;
+    try {
+      const result = await body();
+      passed = result?.passed ?? true;
+      return result;
+    } finally {
+      await tell(false, passed);
+    }
   }
 
   /** Moves a task as the pipeline does (not subject to the manual rules) and tells both streams. */

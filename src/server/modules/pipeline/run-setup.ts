@@ -28,6 +28,12 @@ export async function prepareSetup(env: DriverEnv, ctx: RunContext): Promise<voi
     ctx.setupPaths = done.paths;
     return;
   }
+  await env.transitions.events.step(ctx.projectId, ctx.taskId, ctx.runId, 'setup', () => setUp(env, ctx));
+}
+
+/** Restores or installs, sends the one setup-result, and fails the run's start on a failed setup. */
+async function setUp(env: DriverEnv, ctx: RunContext): Promise<SetupResultData> {
+  const setup = ctx.setup!;
   const cache = env.depCache;
   const key = cache ? await cache.keyOf(ctx.worktreePath, setup.command) : null;
   const result =
@@ -57,6 +63,7 @@ export async function prepareSetup(env: DriverEnv, ctx: RunContext): Promise<voi
   if (!result.passed) throw new SetupFailedError(result.reason ?? 'failed', result.tail);
   ctx.setupPaths = result.paths;
   ctx.cursor = { ...ctx.cursor, setup: { command: setup.command, paths: result.paths } };
+  return result;
 }
 
 async function allPresent(worktree: string, names: readonly string[]): Promise<boolean> {

@@ -6,6 +6,7 @@ import {
   LONG_TEST_MS,
   newTask,
   post,
+  projectEvents,
   type RunStatusBody,
   repoOf,
   runEnded,
@@ -82,6 +83,13 @@ describe('a worktree that can run the project', () => {
       ]);
       const log = firstEvents.flatMap((e) => (e.type === 'setup-log' ? [e.data.chunk] : [])).join('');
       expect(log).toContain('installed');
+      // The board's stream said a setup ran, then that it passed; the check after it too.
+      const steps = (await projectEvents(t, first.projectId)).flatMap((e) =>
+        e.type === 'run-step' && e.data.taskId === first.taskId
+          ? [`${e.data.step} ${e.data.running ? 'running' : e.data.passed}`]
+          : [],
+      );
+      expect(steps.slice(0, 4)).toEqual(['setup running', 'setup true', 'check running', 'check true']);
       // The setup came first: before the planner said anything.
       const setupAt = firstEvents.findIndex((e) => e.type === 'setup-result');
       const plannerAt = firstEvents.findIndex((e) => e.type === 'agent-log' && e.data.agent === 'planner');

@@ -17,7 +17,7 @@ let server: PipelineRunDetail & { runId: string };
 let requests: StubRequest[];
 
 beforeEach(() => {
-  usePipelineStore.setState({ tasks: {}, summaries: {}, lockWaits: {} });
+  usePipelineStore.setState({ tasks: {}, summaries: {}, lockWaits: {}, runSteps: {} });
   FakeEventSource.all = [];
   vi.stubGlobal('EventSource', FakeEventSource);
   const run = runDetail({ taskId: T, phase: 'planning' });
@@ -182,6 +182,60 @@ describe('the phase stepper tells the truth', () => {
     expect(tile.textContent).toContain('passed');
     expect(tile.textContent).toContain('exit 0 · 1.5 s · 2 runs');
     expect(requests.length).toBeGreaterThan(0);
+  });
+});
+
+const cardRun = {
+  id: 'run-1',
+  taskId: T,
+  phase: 'coding' as const,
+  status: 'running' as const,
+  iteration: 0,
+  simulated: false,
+  subtask: { index: 3, total: 3 },
+  roundStart: 0,
+  startedAt: new Date(0).toISOString(),
+};
+
+describe('the card of a run setting up or checking', () => {
+  it('says Setting up… and Checking… while the project stream says so, then the phase again', () => {
+    renderAt(<TaskPhaseBadge taskId={T} taskStatus="building" run={cardRun} />);
+    const badge = () => screen.getByTestId('task-phase-badge').textContent;
+    expect(badge()).toBe('Pipeline: Coding 3/3');
+    const step = { runId: 'run-1', taskId: T, timestamp: 1 };
+    act(() => usePipelineStore.getState().setRunStep({ ...step, step: 'setup', running: true }));
+    expect(badge()).toBe('Pipeline: Setting up…');
+    act(() =>
+      usePipelineStore
+        .getState()
+        .setRunStep({ ...step, step: 'setup', running: false, passed: true, timestamp: 2 }),
+    );
+    expect(badge()).toBe('Pipeline: Coding 3/3');
+    act(() =>
+      usePipelineStore.getState().setRunStep({ ...step, step: 'check', running: true, timestamp: 3 }),
+    );
+    expect(badge()).toBe('Pipeline: Checking…');
+    // An older event arriving late changes nothing; another run's step is not this card's.
+    act(() =>
+      usePipelineStore.getState().setRunStep({ ...step, step: 'check', running: false, timestamp: 2 }),
+    );
+    expect(badge()).toBe('Pipeline: Checking…');
+    act(() =>
+      usePipelineStore
+        .getState()
+        .setRunStep({ ...step, runId: 'run-0', step: 'check', running: true, timestamp: 4 }),
+    );
+    expect(badge()).toBe('Pipeline: Coding 3/3');
+  });
+
+  it('shows the outcome, not the step, once the run ended', () => {
+    act(() =>
+      usePipelineStore
+        .getState()
+        .setRunStep({ runId: 'run-1', taskId: T, step: 'check', running: true, timestamp: 1 }),
+    );
+    renderAt(<TaskPhaseBadge taskId={T} taskStatus="spec" run={{ ...cardRun, status: 'paused' }} />);
+    expect(screen.getByTestId('task-phase-badge').textContent).toBe('Pipeline: Paused');
   });
 });
 

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import type { CoordinationEvent } from '@/contracts/coordination';
 import type { HeadMovedData } from '@/contracts/graph';
-import type { LockWaitData, RunUpdateData, TaskStatusData } from '@/contracts/pipeline';
+import type { LockWaitData, RunStepData, RunUpdateData, TaskStatusData } from '@/contracts/pipeline';
 import { usePipelineStore } from '../stores/pipeline-store';
 import { openEventStream } from './event-stream';
 
@@ -20,7 +20,7 @@ const isCoordination = (type: string): type is CoordinationEvent['type'] =>
 
 /**
  * A project's live feed (GET /api/sse/projects/:projectId): task moves go to `onTaskStatus`, run
- * summaries to the pipeline store for the cards' phase badges, lock events to `onCoordination`, moved
+ * summaries and steps (setup, check) to the pipeline store for the cards' phase badges, lock events to `onCoordination`, moved
  * branches to `onHeadMoved`. Live only: each page loads the current state itself.
  */
 export function useProjectEvents(projectId: string | undefined, handlers: ProjectEventHandlers) {
@@ -33,13 +33,14 @@ export function useProjectEvents(projectId: string | undefined, handlers: Projec
     if (!projectId) return;
     const stream = openEventStream({
       url: `/api/sse/projects/${encodeURIComponent(projectId)}`,
-      events: ['task-status', 'run-update', 'head-moved', 'lock-wait', ...COORDINATION_EVENTS],
+      events: ['task-status', 'run-update', 'run-step', 'head-moved', 'lock-wait', ...COORDINATION_EVENTS],
       onMessage: (type, data, id) => {
         if (type === 'task-status') handlersRef.current.onTaskStatus?.(data as TaskStatusData);
         else if (type === 'head-moved') handlersRef.current.onHeadMoved?.(data as HeadMovedData);
         else if (type === 'run-update')
           usePipelineStore.getState().setRunSummary((data as RunUpdateData).run);
         else if (type === 'lock-wait') usePipelineStore.getState().setLockWait(data as LockWaitData);
+        else if (type === 'run-step') usePipelineStore.getState().setRunStep(data as RunStepData);
         else if (isCoordination(type))
           handlersRef.current.onCoordination?.({ type, data } as CoordinationEvent, id);
       },

@@ -1,5 +1,11 @@
 import { create } from 'zustand';
-import type { LockWaitData, PipelineRunDetail, PipelineRunSummary, ProviderId } from '@/contracts/pipeline';
+import type {
+  LockWaitData,
+  PipelineRunDetail,
+  PipelineRunSummary,
+  ProviderId,
+  RunStepData,
+} from '@/contracts/pipeline';
 import { isActiveRun } from '@/contracts/run-lifecycle';
 import {
   emptyTaskRun,
@@ -26,6 +32,8 @@ interface PipelineStoreState {
   summaries: Record<string, PipelineRunSummary>;
   /** Per task, the last `lock-wait` of its run the project stream told (for the cards). */
   lockWaits: Record<string, LockWaitData>;
+  /** Per task, the last setup or check its run began or ended, as the project stream told (the cards). */
+  runSteps: Record<string, RunStepData>;
 
   /** The task stream's events, in the order they came. */
   applyEvents: (taskId: string, events: readonly TaskEvent[]) => void;
@@ -43,6 +51,7 @@ interface PipelineStoreState {
   setRetryAt: (taskId: string, retryAt: number | null) => void;
   setRunSummary: (summary: PipelineRunSummary) => void;
   setLockWait: (wait: LockWaitData) => void;
+  setRunStep: (step: RunStepData) => void;
 }
 
 export const usePipelineStore = create<PipelineStoreState>((set, get) => {
@@ -57,6 +66,7 @@ export const usePipelineStore = create<PipelineStoreState>((set, get) => {
     tasks: {},
     summaries: {},
     lockWaits: {},
+    runSteps: {},
 
     applyEvents: (taskId, events) => update(taskId, (task) => reduceEvents(task, events)),
 
@@ -98,6 +108,13 @@ export const usePipelineStore = create<PipelineStoreState>((set, get) => {
         const previous = state.lockWaits[wait.taskId];
         if (previous && previous.timestamp > wait.timestamp) return state;
         return { lockWaits: { ...state.lockWaits, [wait.taskId]: wait } };
+      }),
+
+    setRunStep: (step) =>
+      set((state) => {
+        const previous = state.runSteps[step.taskId];
+        if (previous && previous.timestamp > step.timestamp) return state;
+        return { runSteps: { ...state.runSteps, [step.taskId]: step } };
       }),
   };
 });
@@ -153,4 +170,11 @@ export const useLockWait = (taskId: string) =>
     if (summary && (summary.id !== wait.runId || !isActiveRun(summary.status))) return null;
     if (run && (run.runId !== wait.runId || !isActiveRun(run.status))) return null;
     return wait as LockWaitData & { until: number };
+  });
+
+/** The setup or check the task's run (`runId`) is running now, as the project stream told; null otherwise. */
+export const useRunningStep = (taskId: string, runId: string | null) =>
+  usePipelineStore((state) => {
+    const step = state.runSteps[taskId];
+    return step?.running && step.runId === runId ? step.step : null;
   });
