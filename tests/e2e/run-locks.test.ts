@@ -121,8 +121,10 @@ describe.skipIf(!hasChromium)('run locks in Chromium: the wait, and Review throu
     // How long after the wait began the page showed it (reported, not asserted: a loaded machine).
     const until = Number(await notice.getAttribute('data-until'));
     const began = until - LOCK_WAIT_SECONDS * 1000;
+    const drawerAt = (await seenAt(page, 'lock-wait')) ?? Number.NaN;
+    const cardAt = (await seenAt(page, 'card-lock-wait')) ?? Number.NaN;
     console.info(
-      `[e2e] lock wait shown ${(await seenAt(page, 'lock-wait')) - began} ms (drawer), ${(await seenAt(page, 'card-lock-wait')) - began} ms (card) after it began`,
+      `[e2e] lock wait shown ${drawerAt - began} ms (drawer), ${cardAt - began} ms (card) after it began`,
     );
 
     // Alice lets go: the notice goes, and the run goes on to Review.

@@ -47,7 +47,8 @@ const GRAMMARS: Record<string, () => Grammar> = {
   makefile: () => import('shiki/langs/make.mjs'),
 };
 
-const THEMES = { light: 'github-light', dark: 'github-dark' } as const;
+/** GitHub's high-contrast themes: their colours keep 4.5:1 on the diff's tinted rows (WCAG AA). */
+const THEMES = { light: 'github-light-high-contrast', dark: 'github-dark-high-contrast' } as const;
 /** Longer lines (minified code) are shown plain: tokenising them costs more than it shows. */
 const MAX_LINE_CHARS = 2000;
 
@@ -69,7 +70,10 @@ function highlighter(): Promise<HighlighterCore> {
   core ??= Promise.all([import('shiki/core'), import('shiki/engine/javascript')]).then(
     ([{ createHighlighterCore }, { createJavaScriptRegexEngine }]) =>
       createHighlighterCore({
-        themes: [import('shiki/themes/github-light.mjs'), import('shiki/themes/github-dark.mjs')],
+        themes: [
+          import('shiki/themes/github-light-high-contrast.mjs'),
+          import('shiki/themes/github-dark-high-contrast.mjs'),
+        ],
         langs: [],
         // Grammars' patterns the engine cannot translate are skipped rather than failing the file.
         engine: createJavaScriptRegexEngine({ forgiving: true }),

@@ -194,7 +194,7 @@ export function DiffReview({
           </section>
         )}
         <div className="flex flex-wrap items-center justify-between gap-2">
-          <p className="text-xs text-zinc-500" data-testid="review-comment-hint">
+          <p className="text-xs text-zinc-600" data-testid="review-comment-hint">
             {commentable
               ? 'Click a line number to comment on it: open comments go to the coder when you request changes.'
               : 'Comments can be added while the task is in Review.'}

@@ -140,7 +140,7 @@ function DiffReview({
       ) : (
         <>
           <div className="flex flex-wrap items-center justify-between gap-2">
-            <p className="text-xs text-zinc-500" data-testid="review-comment-hint">
+            <p className="text-xs text-zinc-600" data-testid="review-comment-hint">
               {commentHint(commentable, open)}
             </p>
             <ModeToggle mode={mode} onChange={setMode} testIdPrefix="diff-mode" />
