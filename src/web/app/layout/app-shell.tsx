@@ -41,7 +41,7 @@ export function AppShell({ projectId, children }: AppShellProps) {
 
   return (
     <div className="flex h-dvh flex-col">
-      <header className="shrink-0 bg-zinc-950 text-zinc-100" data-testid="app-header">
+      <header className="surface-dark shrink-0 bg-zinc-950 text-zinc-100" data-testid="app-header">
         <div className="flex flex-wrap items-center gap-x-3 px-3 md:h-12 md:flex-nowrap md:px-4">
           <Link
             to="/"
