@@ -3,10 +3,12 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { Toaster, toast } from 'sonner';
 import { endSession } from '../features/auth/api/session';
 import { setUnauthorizedHandler } from '../lib/api-client';
+import { useResolvedTheme } from '../lib/theme';
 import { createQueryClient } from './query-client';
 
 export function AppProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(createQueryClient);
+  const theme = useResolvedTheme();
 
   useEffect(() => {
     // Any 401 means the session is gone: forget the user and the route guard sends them to /login.
@@ -23,7 +25,13 @@ export function AppProvider({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
       {children}
-      <Toaster position="bottom-right" richColors closeButton toastOptions={{ className: 'text-sm' }} />
+      <Toaster
+        theme={theme}
+        position="bottom-right"
+        richColors
+        closeButton
+        toastOptions={{ className: 'text-sm' }}
+      />
     </QueryClientProvider>
   );
 }
