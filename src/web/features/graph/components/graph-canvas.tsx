@@ -1,15 +1,16 @@
 import Graph from 'graphology';
 import { useEffect, useRef, useState } from 'react';
 import Sigma from 'sigma';
-import type { NodeDisplayData } from 'sigma/types';
+import { useGraphPalette } from '../hooks/use-graph-palette';
+import { createCanvasLabels, LABEL_SETTINGS, labelDensity } from '../utils/canvas-labels';
 import type { GraphData } from '../utils/graph-data';
-import { UNLOCKED_COLOUR } from '../utils/holder-colours';
+import { type Selection, styleEdge, styleNode } from '../utils/graph-palette';
 import { type ForceLayout, startForceLayout } from '../workers/force-layout';
 import { CanvasUnavailable } from './graph-states';
 
 export interface GraphCanvasProps {
   data: GraphData;
-  /** Locked files' colours (by holder); the others are grey. */
+  /** Locked files' colours (by holder); the others are the free colour. */
   nodeColours: ReadonlyMap<string, string>;
   selected: string | null;
   /** Zooms to `id` each time `seq` changes (search, the legend, the panel). */
@@ -19,9 +20,6 @@ export interface GraphCanvasProps {
 
 type LayoutState = 'running' | 'done';
 
-const EDGE_COLOUR = '#d4d4d8';
-const EDGE_ACTIVE = '#52525b';
-const DIMMED = '#e4e4e7';
 const BIG_GRAPH_EDGES = 5_000;
 
 /** How long the force layout runs: longer for bigger graphs, bounded so a huge one settles anyway. */
@@ -31,8 +29,10 @@ export const layoutBudgetMs = (nodes: number, known: number) =>
 /**
  * The import graph drawn with Sigma.js (WebGL) and laid out by ForceAtlas2 in a web worker for a
  * bounded time (`workers/force-layout.ts`). Files keep their place when the graph is fetched again
- * (a new head). Colours change in place when locks change: nothing is laid out again. Labels are
- * drawn on the canvas as text.
+ * (a new head). Colours change in place when locks change: nothing is laid out again. Each file is
+ * named on the canvas (as text) by its file name, fewer of them as the view zooms out
+ * (`utils/canvas-labels.ts`); the one under the pointer shows its full path. Colours follow the
+ * theme (`utils/graph-palette.ts`, shared with the legend).
  */
 export function GraphCanvas({ data, nodeColours, selected, focus, onSelect }: GraphCanvasProps) {
   const container = useRef<HTMLDivElement>(null);
@@ -40,7 +40,9 @@ export function GraphCanvas({ data, nodeColours, selected, focus, onSelect }: Gr
   const layoutRef = useRef<ForceLayout | null>(null);
   const positions = useRef(new Map<string, { x: number; y: number }>());
   const coloured = useRef(new Map<string, string>());
-  const selection = useRef<{ id: string; near: Set<string> } | null>(null);
+  const selection = useRef<Selection | null>(null);
+  const palette = useGraphPalette();
+  const paletteRef = useRef(palette);
   const onSelectRef = useRef(onSelect);
   const zoomed = useRef<number | null>(null);
   const [layout, setLayout] = useState<LayoutState>('done');
@@ -59,10 +61,11 @@ export function GraphCanvas({ data, nodeColours, selected, focus, onSelect }: Gr
     for (const node of data.nodes) {
       const kept = positions.current.get(node.id);
       if (kept) known += 1;
-      graph.addNode(node.id, { ...node, ...kept, color: UNLOCKED_COLOUR });
+      graph.addNode(node.id, { ...node, ...kept });
     }
-    for (const edge of data.edges) graph.addEdge(edge.source, edge.target, { size: 1, color: EDGE_COLOUR });
+    for (const edge of data.edges) graph.addEdge(edge.source, edge.target, { size: 1 });
     coloured.current = new Map();
+    const labels = createCanvasLabels(element, () => paletteRef.current);
 
     let sigma: Sigma;
     try {
@@ -70,25 +73,24 @@ export function GraphCanvas({ data, nodeColours, selected, focus, onSelect }: Gr
         // Big graphs: plain lines (an arrow is a line and a head) and no edges while the camera moves.
         defaultEdgeType: graph.size > BIG_GRAPH_EDGES ? 'line' : 'arrow',
         hideEdgesOnMove: graph.size > BIG_GRAPH_EDGES,
-        labelRenderedSizeThreshold: 7,
+        ...LABEL_SETTINGS,
+        labelDensity: labelDensity(graph.order),
         labelFont: 'ui-sans-serif, system-ui, sans-serif',
         labelSize: 12,
+        labelColor: { color: paletteRef.current.label },
+        defaultDrawNodeLabel: labels.drawLabel,
+        defaultDrawNodeHover: labels.drawHover,
         zIndex: true,
         minCameraRatio: 0.02,
         maxCameraRatio: 4,
-        nodeReducer: (node, attributes) => {
-          const current = selection.current;
-          if (!current) return attributes;
-          if (node === current.id) return { ...attributes, highlighted: true, zIndex: 2 };
-          if (current.near.has(node)) return { ...attributes, zIndex: 1, forceLabel: true };
-          return { ...attributes, color: DIMMED, label: '', zIndex: 0 } satisfies Partial<NodeDisplayData>;
-        },
-        edgeReducer: (edge, attributes) => {
-          const current = selection.current;
-          if (!current) return attributes;
-          const touches = graph.source(edge) === current.id || graph.target(edge) === current.id;
-          return touches ? { ...attributes, color: EDGE_ACTIVE, zIndex: 1 } : { ...attributes, hidden: true };
-        },
+        nodeReducer: (node, attributes) => styleNode(node, attributes, selection.current, paletteRef.current),
+        edgeReducer: (edge, attributes) =>
+          styleEdge(
+            attributes,
+            { source: graph.source(edge), target: graph.target(edge) },
+            selection.current,
+            paletteRef.current,
+          ),
       });
     } catch (error) {
       setFailure(error instanceof Error ? error.message : String(error));
@@ -96,10 +98,18 @@ export function GraphCanvas({ data, nodeColours, selected, focus, onSelect }: Gr
     }
     setFailure(null);
     setRenderer(sigma);
+    sigma.on('beforeRender', labels.startFrame);
+    sigma.on('afterRender', () => labels.endFrame(sigma.getCamera().getState().ratio));
     sigma.on('clickNode', ({ node }) => onSelectRef.current(node));
     sigma.on('clickStage', () => onSelectRef.current(null));
-    sigma.on('enterNode', () => element.style.setProperty('cursor', 'pointer'));
-    sigma.on('leaveNode', () => element.style.removeProperty('cursor'));
+    sigma.on('enterNode', ({ node }) => {
+      labels.enterNode(node);
+      element.style.setProperty('cursor', 'pointer');
+    });
+    sigma.on('leaveNode', () => {
+      labels.leaveNode();
+      element.style.removeProperty('cursor');
+    });
 
     const budget = graph.size > 0 ? layoutBudgetMs(graph.order, known) : 0;
     // Places are remembered for the next graph only once laid out: a renderer torn down before its
@@ -126,6 +136,7 @@ export function GraphCanvas({ data, nodeColours, selected, focus, onSelect }: Gr
         );
       }
       sigma.kill();
+      labels.clear();
       setRenderer(null);
     };
   }, [data]);
@@ -136,13 +147,21 @@ export function GraphCanvas({ data, nodeColours, selected, focus, onSelect }: Gr
     if (!graph) return;
     const before = coloured.current;
     for (const [id] of before) {
-      if (!nodeColours.has(id) && graph.hasNode(id)) graph.setNodeAttribute(id, 'color', UNLOCKED_COLOUR);
+      if (!nodeColours.has(id) && graph.hasNode(id)) graph.removeNodeAttribute(id, 'lock');
     }
     for (const [id, colour] of nodeColours) {
-      if (before.get(id) !== colour && graph.hasNode(id)) graph.setNodeAttribute(id, 'color', colour);
+      if (before.get(id) !== colour && graph.hasNode(id)) graph.setNodeAttribute(id, 'lock', colour);
     }
     coloured.current = new Map(nodeColours);
   }, [nodeColours, renderer]);
+
+  // The theme's colours: the reducers read them, the labels' colour is sigma's setting; setting it
+  // redraws everything in the new colours.
+  useEffect(() => {
+    paletteRef.current = palette;
+    if (renderer && renderer.getSetting('labelColor').color !== palette.label)
+      renderer.setSettings({ labelColor: { color: palette.label } });
+  }, [palette, renderer]);
 
   // The selected file, its imports and importers stand out; the rest fades.
   useEffect(() => {

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { type LegendEntry, paler, UNLOCKED_COLOUR } from '../utils/holder-colours';
+import { useGraphPalette } from '../hooks/use-graph-palette';
+import { type LegendEntry, paler } from '../utils/holder-colours';
 
 /** Files listed per holder before "all N files" (one agent may hold hundreds). */
 export const LEGEND_FILES_SHOWN = 5;
@@ -10,12 +11,18 @@ interface LockLegendProps {
   onPick: (path: string) => void;
 }
 
-function Swatch({ colour, faded = false }: { colour: string; faded?: boolean }) {
+/** What a swatch stands for; a test compares each with the colour the canvas draws for it. */
+type SwatchMeaning = 'holder' | 'writing' | 'reading' | 'unlocked' | 'dimmed';
+
+/** A colour exactly as the canvas draws it (ringed, so that a faint one shows on the panel). */
+function Swatch({ colour, meaning }: { colour: string; meaning: SwatchMeaning }) {
   return (
     <span
       aria-hidden="true"
-      className="inline-block size-2.5 shrink-0 rounded-full"
-      style={{ backgroundColor: faded ? paler(colour) : colour }}
+      data-testid="legend-swatch"
+      data-meaning={meaning}
+      className="inline-block size-2.5 shrink-0 rounded-full ring-1 ring-zinc-300"
+      style={{ backgroundColor: colour }}
     />
   );
 }
@@ -61,9 +68,11 @@ function HolderFiles({ entry, onPick }: { entry: LegendEntry; onPick: (path: str
 
 /**
  * Who holds what: each holder with its colour and the files it writes and reads (each a button that
- * zooms to the file), and what the colours mean. Names are agents' text, shown as text.
+ * zooms to the file), and what the colours mean — every swatch the colour the canvas draws for it
+ * in the theme in effect (`utils/graph-palette.ts`). Names are agents' text, shown as text.
  */
 export function LockLegend({ entries, onPick }: LockLegendProps) {
+  const palette = useGraphPalette();
   return (
     <section aria-label="Lock holders" data-testid="lock-legend" className="space-y-2 text-xs">
       <h2 className="font-semibold tracking-wide text-zinc-500 uppercase">Locks</h2>
@@ -74,17 +83,30 @@ export function LockLegend({ entries, onPick }: LockLegendProps) {
           {entries.map((entry) => (
             <li key={entry.agent.id} data-testid="legend-holder" data-agent-id={entry.agent.id}>
               <p className="flex items-center gap-1.5">
-                <Swatch colour={entry.colour} />
+                <Swatch
+                  colour={entry.writing.length > 0 ? entry.colour : paler(entry.colour)}
+                  meaning="holder"
+                />
                 <span
                   className="min-w-0 font-medium break-all text-zinc-900"
                   data-testid="legend-holder-name"
                 >
                   {entry.agent.name}
                 </span>
-                <span className="ml-auto shrink-0 text-zinc-400">
-                  {entry.writing.length > 0 && `${entry.writing.length} writing`}
+                <span className="ml-auto flex shrink-0 items-center gap-1 text-zinc-400">
+                  {entry.writing.length > 0 && (
+                    <>
+                      <Swatch colour={entry.colour} meaning="writing" />
+                      {entry.writing.length} writing
+                    </>
+                  )}
                   {entry.writing.length > 0 && entry.reading.length > 0 && ' · '}
-                  {entry.reading.length > 0 && `${entry.reading.length} reading`}
+                  {entry.reading.length > 0 && (
+                    <>
+                      <Swatch colour={paler(entry.colour)} meaning="reading" />
+                      {entry.reading.length} reading
+                    </>
+                  )}
                 </span>
               </p>
               <HolderFiles entry={entry} onPick={onPick} />
@@ -92,17 +114,24 @@ export function LockLegend({ entries, onPick }: LockLegendProps) {
           ))}
         </ul>
       )}
-      <p className="flex flex-wrap items-center gap-x-3 gap-y-1 border-t border-zinc-200 pt-2 text-zinc-500">
-        <span className="flex items-center gap-1">
-          <Swatch colour="#52525b" /> writing
-        </span>
-        <span className="flex items-center gap-1">
-          <Swatch colour="#52525b" faded /> reading
-        </span>
-        <span className="flex items-center gap-1">
-          <Swatch colour={UNLOCKED_COLOUR} /> not locked
-        </span>
-      </p>
+      <div className="space-y-1 border-t border-zinc-200 pt-2 text-zinc-500">
+        <p className="flex flex-wrap items-center gap-x-3 gap-y-1">
+          <span className="flex items-center gap-1">
+            <Swatch colour={palette.unlocked} meaning="unlocked" /> not locked
+          </span>
+          <span className="flex items-center gap-1">
+            <Swatch colour={palette.dimmed} meaning="dimmed" /> faded: not linked to the selected file
+          </span>
+        </p>
+        <p>
+          A locked file takes its holder’s colour: solid while written, paler while only read. A file someone
+          writes shows the writer’s colour, even while others read it; one only read, its latest reader’s.
+        </p>
+        <p>
+          Files show their names; zoomed out, only the most linked keep theirs. Hover over a file for its full
+          path.
+        </p>
+      </div>
     </section>
   );
 }
