@@ -1,7 +1,7 @@
 import { Crosshair, X } from 'lucide-react';
 import { Badge } from '@/web/components/ui/badge';
 import { Button } from '@/web/components/ui/button';
-import { cn } from '@/web/lib/cn';
+import { paler } from '../utils/holder-colours';
 import { type HeldLock, holdersInOrder } from '../utils/lock-state';
 
 export interface FilePanelProps {
@@ -26,8 +26,9 @@ function LockLine({ held, colour }: { held: HeldLock; colour: string | undefined
       <p className="flex flex-wrap items-center gap-1.5 text-xs">
         <span
           aria-hidden="true"
-          className={cn('size-2.5 shrink-0 rounded-full', !writing && 'opacity-50')}
-          style={{ backgroundColor: colour }}
+          className="size-2.5 shrink-0 rounded-full"
+          // A reader's colour as the graph and the legend draw it.
+          style={{ backgroundColor: colour && !writing ? paler(colour) : colour }}
         />
         <Badge
           className={writing ? 'bg-violet-50 text-violet-800 ring-violet-200' : undefined}
