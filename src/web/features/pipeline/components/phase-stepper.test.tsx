@@ -249,17 +249,7 @@ describe('the card of a run waiting for a lock', () => {
       until: Date.now() + 3_600_000,
       timestamp: 1,
     };
-    const card = {
-      id: 'run-1',
-      taskId: T,
-      phase: 'coding' as const,
-      status: 'running' as const,
-      iteration: 0,
-      simulated: false,
-      subtask: { index: 1, total: 3 },
-      roundStart: 0,
-      startedAt: new Date(0).toISOString(),
-    };
+    const card = { ...cardRun, subtask: { index: 1, total: 3 } };
     renderAt(<TaskPhaseBadge taskId={T} taskStatus="building" run={card} />);
     expect(screen.queryByTestId('card-lock-wait')).toBeNull();
     act(() => usePipelineStore.getState().setLockWait(wait));
