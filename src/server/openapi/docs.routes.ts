@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
 import type { AppEnv } from '@/server/deps.js';
+import { completeDocument } from './document.js';
 import { apiRoute, apiRouter } from './route.js';
 
 const tags = ['documentation'];
@@ -16,6 +17,7 @@ const documentRoute = apiRoute(
   {
     method: 'get',
     path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
     tags,
     summary: 'This document',
     description: 'OpenAPI 3.1: every route of the API, its input, its answers and its error codes.',
@@ -33,6 +35,7 @@ const referenceRoute = apiRoute(
   {
     method: 'get',
     path: '/docs',
+    operationId: 'getApiReference',
     tags,
     summary: 'The API reference page (Scalar)',
     responses: html('A page that renders this document'),
@@ -44,6 +47,7 @@ const bundleRoute = apiRoute(
   {
     method: 'get',
     path: '/docs/scalar.js',
+    operationId: 'getApiReferenceScript',
     tags,
     summary: 'The reference page’s script',
     description:
@@ -79,13 +83,13 @@ const referencePolicy = (nonce: string) =>
  * GET /api/openapi.json, GET /api/docs and its script. Public: the document describes the API, it
  * holds no data. `document` builds it from the app's routes; it is built once, on first request.
  */
-export function docsRoutes(document: () => object) {
+export function docsRoutes(document: () => { openapi: string; info: object }) {
   let built: object | undefined;
   let bundle: Promise<Buffer> | undefined;
 
   return apiRouter()
     .openapi(documentRoute, (c) => {
-      built ??= document();
+      built ??= completeDocument(document());
       return c.json(built, 200);
     })
     .openapi(referenceRoute, async (c, next) => {

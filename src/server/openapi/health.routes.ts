@@ -6,6 +6,7 @@ const health = apiRoute(
   {
     method: 'get',
     path: '/health',
+    operationId: 'getHealth',
     tags: ['operations'],
     summary: 'Is the server up',
     responses: { 200: jsonResponse(HealthSchema, 'Up, with its version and database kind') },

@@ -5,6 +5,8 @@ import { isUndeclaredRoute, UNDECLARED_ROUTES } from '@/server/openapi/undeclare
 import { createTestApp, signedInClient, type TestApp, TestClient } from '@/server/testing/test-app.js';
 
 interface Operation {
+  operationId?: string;
+  tags?: string[];
   security?: Record<string, string[]>[];
   responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>;
 }
@@ -16,6 +18,8 @@ interface Schema {
 }
 interface Document {
   openapi: string;
+  servers?: { url: string }[];
+  tags?: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
 }
 
@@ -84,6 +88,28 @@ describe('GET /api/openapi.json', () => {
     expect(isUndeclaredRoute('/git/0b9e1a52-6f4c-4a38-9d4e-2f1c7b8a9e10.git/info/refs')).toBe(true);
     expect(isUndeclaredRoute('/api/mcp')).toBe(false);
     expect(isUndeclaredRoute('/mcpx')).toBe(false);
+  });
+
+  it('names every operation with a unique camelCase operationId, for generated clients', () => {
+    const ids = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item).map((operation) => operation.operationId),
+    );
+    expect(ids.length).toBeGreaterThan(25);
+    for (const id of ids) expect(id).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['requestChanges', 'startPipeline', 'listProjectLocks']));
+  });
+
+  it('says where the API is, and what each tag an operation names is for', () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    const declared = (doc.tags ?? []).map((tag) => tag.name);
+    for (const tag of doc.tags ?? []) expect(tag.description?.length, tag.name).toBeGreaterThan(10);
+    const used = new Set(
+      Object.values(doc.paths).flatMap((item) =>
+        Object.values(item).flatMap((operation) => operation.tags ?? []),
+      ),
+    );
+    expect([...used].sort()).toEqual([...declared].sort());
   });
 
   it('lists, for each route, the error codes it can answer under their statuses', () => {

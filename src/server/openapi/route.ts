@@ -69,6 +69,14 @@ const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/** A bare `z.string()`: every value passes it (a workspace's id is looked up, never refused). */
+const takesAnyString = (schema: unknown) =>
+  schema instanceof z.ZodString && (schema.def.checks ?? []).length === 0;
+
+/** Whether some path could fail the declared parameters: not when each of them takes any string. */
+const paramsCanFail = (params: unknown) =>
+  !(params instanceof z.ZodObject) || !Object.values(params.shape).every(takesAnyString);
+
 /**
  * The codes a route can answer: those of the layers in front of every route (host check, origin
  * check, body limit, session), those of its declared input, and those its module throws.
@@ -78,7 +86,7 @@ export function errorCodesOf(config: Pick<RouteConfig, 'method' | 'request'>, de
   const request = config.request;
   if (config.method !== 'get') codes.add('FORBIDDEN_ORIGIN').add('PAYLOAD_TOO_LARGE');
   if (request?.body) codes.add('INVALID_JSON').add('UNSUPPORTED_MEDIA_TYPE').add('VALIDATION_ERROR');
-  if (request?.params || request?.query) codes.add('VALIDATION_ERROR');
+  if (request?.query || (request?.params && paramsCanFail(request.params))) codes.add('VALIDATION_ERROR');
   if (declared.access === 'session' || declared.access === 'agent') codes.add('UNAUTHORIZED');
   for (const code of declared.errors ?? []) codes.add(code);
   codes.add('INTERNAL_ERROR');
@@ -146,11 +154,13 @@ const SECURITY: Record<Access, RouteConfig['security']> = {
 /**
  * `createRoute` plus what every route of the API declares the same way: its access, its error
  * answers (status, `{ error, message, ...details }` and the codes), and the JSON body reading rule.
+ * Its `operationId` is required: generated clients name their methods by it (camelCase, unique
+ * across the document; openapi.test.ts checks both).
  */
-export function apiRoute<P extends string, R extends Omit<RouteConfig, 'path'> & { path: P }>(
-  config: R,
-  declared: Declared,
-) {
+export function apiRoute<
+  P extends string,
+  R extends Omit<RouteConfig, 'path' | 'operationId'> & { path: P; operationId: string },
+>(config: R, declared: Declared) {
   const responses = { ...config.responses, ...errorResponses(errorCodesOf(config, declared)) };
   return createRoute({
     ...config,

@@ -21,6 +21,7 @@ const registerRoute = apiRoute(
   {
     method: 'post',
     path: '/register',
+    operationId: 'register',
     tags,
     summary: 'Create an account and sign in',
     description: 'Sets the session cookie.',
@@ -34,6 +35,7 @@ const loginRoute = apiRoute(
   {
     method: 'post',
     path: '/login',
+    operationId: 'login',
     tags,
     summary: 'Sign in',
     description: 'Sets the session cookie. Every failure answers the same 401.',
@@ -47,6 +49,7 @@ const logoutRoute = apiRoute(
   {
     method: 'post',
     path: '/logout',
+    operationId: 'logout',
     tags,
     summary: 'Sign out',
     description: 'Ends the session of the cookie, if any, and clears the cookie.',
@@ -59,6 +62,7 @@ const meRoute = apiRoute(
   {
     method: 'get',
     path: '/me',
+    operationId: 'getCurrentUser',
     tags,
     summary: 'Who is signed in',
     description: 'Signed out is an answer (`user: null`), not an error.',

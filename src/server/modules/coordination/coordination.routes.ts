@@ -23,12 +23,14 @@ import { projectActivity } from './project-activity.js';
 import { projectLocks } from './project-locks.js';
 
 const tags = ['coordination'];
-const errors = ['REPO_NOT_FOUND', 'BRANCH_NOT_FOUND'] as const;
+// A branch the repository does not have yet is no error: the answer carries a BRANCH_NOT_FOUND warning.
+const errors = ['REPO_NOT_FOUND'] as const;
 
 const check = apiRoute(
   {
     method: 'post',
     path: '/check_status',
+    operationId: 'checkStatus',
     tags,
     summary: 'Before editing: is the branch current, and who holds locks on these files?',
     request: { body: jsonRequest(CheckStatusBody) },
@@ -41,6 +43,7 @@ const post = apiRoute(
   {
     method: 'post',
     path: '/post_status',
+    operationId: 'postStatus',
     tags,
     summary: 'Take (READING, WRITING) or release (OPEN) locks on files',
     request: { body: jsonRequest(PostStatusBody) },
@@ -67,6 +70,7 @@ const locks = apiRoute(
   {
     method: 'get',
     path: '/{projectId}/locks',
+    operationId: 'listProjectLocks',
     tags,
     summary: 'The live locks on the project’s default branch (the board’s lock badges start from them)',
     request: { params: z.object({ projectId: uuidParam('projectId', 'project') }) },
@@ -79,6 +83,7 @@ const activity = apiRoute(
   {
     method: 'get',
     path: '/{projectId}/activity',
+    operationId: 'listProjectActivity',
     tags,
     summary:
       'The project’s coordination events, newest first (the board’s Activity feed pages back through them)',

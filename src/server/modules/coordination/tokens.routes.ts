@@ -21,6 +21,7 @@ const list = apiRoute(
   {
     method: 'get',
     path: '/',
+    operationId: 'listAgentTokens',
     tags,
     summary: 'Your agent tokens (never their secrets)',
     responses: { 200: jsonResponse(z.object({ tokens: z.array(AgentTokenSchema) }), 'The tokens') },
@@ -32,6 +33,7 @@ const create = apiRoute(
   {
     method: 'post',
     path: '/',
+    operationId: 'createAgentToken',
     tags,
     summary: 'Create an agent token',
     request: { body: jsonRequest(CreateTokenBody) },
@@ -44,6 +46,7 @@ const revoke = apiRoute(
   {
     method: 'delete',
     path: '/{id}',
+    operationId: 'revokeAgentToken',
     tags,
     summary: 'Revoke an agent token',
     request: { params: z.object({ id: uuidParam('id', 'token') }) },

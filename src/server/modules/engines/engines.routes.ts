@@ -28,6 +28,7 @@ const list = apiRoute(
   {
     method: 'get',
     path: '/',
+    operationId: 'listEngines',
     tags: ['engines'],
     summary: 'The coder engines and whether this server can run each',
     responses: { 200: jsonResponse(EnginesSchema, 'Every coder engine, built-in ones first') },

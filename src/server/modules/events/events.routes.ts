@@ -66,6 +66,7 @@ const projectEvents = apiRoute(
   {
     method: 'get',
     path: '/projects/{projectId}',
+    operationId: 'streamProjectEvents',
     tags,
     summary: 'A project’s board events',
     description:
@@ -80,6 +81,7 @@ const taskEvents = apiRoute(
   {
     method: 'get',
     path: '/{taskId}',
+    operationId: 'streamTaskEvents',
     tags,
     summary: 'A task’s pipeline events',
     description:

@@ -9,6 +9,7 @@ const graph = apiRoute(
   {
     method: 'get',
     path: '/',
+    operationId: 'getImportGraph',
     tags: ['graph'],
     summary: 'The import graph of a branch head, its files’ locks overlaid',
     request: { query: graphQuerySchema },

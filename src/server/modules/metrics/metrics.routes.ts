@@ -10,6 +10,7 @@ const metrics = apiRoute(
   {
     method: 'get',
     path: '/',
+    operationId: 'getMetrics',
     tags: ['operations'],
     summary: 'Operational metrics',
     description:

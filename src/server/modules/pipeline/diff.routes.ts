@@ -5,12 +5,13 @@ import { runParams } from './pipeline-declared.routes.js';
 import { type RunDiffDeps, runDiff, runDiffFile } from './run-diff.js';
 
 const tags = ['pipeline'];
-const errors = ['RUN_NOT_FOUND', 'DIFF_NOT_READY', 'RUN_BRANCH_GONE', 'NOT_FOUND'] as const;
+const errors = ['RUN_NOT_FOUND', 'DIFF_NOT_READY', 'RUN_BRANCH_GONE'] as const;
 
 const diff = apiRoute(
   {
     method: 'get',
     path: '/runs/{runId}/diff',
+    operationId: 'getRunDiff',
     tags,
     summary: 'A run’s changes, base..head, with its review’s findings',
     request: { params: runParams },
@@ -23,6 +24,7 @@ const file = apiRoute(
   {
     method: 'get',
     path: '/runs/{runId}/diff/file',
+    operationId: 'getRunDiffFile',
     tags,
     summary: 'One changed file: before, after and patch',
     request: { params: runParams, query: diffFileQuerySchema },

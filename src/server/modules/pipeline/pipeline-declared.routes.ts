@@ -78,6 +78,7 @@ export const start = apiRoute(
   {
     method: 'post',
     path: '/{id}/start-pipeline',
+    operationId: 'startPipeline',
     tags,
     summary: 'Start the pipeline on a task',
     description:
@@ -99,6 +100,7 @@ export const runEventsRoute = apiRoute(
   {
     method: 'get',
     path: '/runs/{runId}/events',
+    operationId: 'listRunEvents',
     tags,
     summary: 'A run’s stored events',
     request: {
@@ -119,6 +121,7 @@ export const status = apiRoute(
   {
     method: 'get',
     path: '/{taskId}/status',
+    operationId: 'getPipelineStatus',
     tags,
     summary: 'The task’s latest run, in detail',
     request: { params: taskParams },
@@ -131,6 +134,7 @@ export const history = apiRoute(
   {
     method: 'get',
     path: '/{taskId}/runs',
+    operationId: 'listRuns',
     tags,
     summary: 'Every run of the task',
     request: { params: taskParams },
@@ -143,6 +147,7 @@ export const retry = apiRoute(
   {
     method: 'post',
     path: '/{taskId}/retry',
+    operationId: 'retryRun',
     tags,
     summary: 'Retry a paused run',
     description:
@@ -162,6 +167,7 @@ export const cancel = apiRoute(
   {
     method: 'post',
     path: '/{taskId}/cancel',
+    operationId: 'cancelRun',
     tags,
     summary: 'Cancel the active run',
     request: { params: taskParams },
@@ -174,6 +180,7 @@ export const approve = apiRoute(
   {
     method: 'post',
     path: '/{taskId}/approve',
+    operationId: 'approveRun',
     tags,
     summary: 'Approve the reviewed run: merge its branch',
     request: { params: taskParams },
@@ -181,13 +188,15 @@ export const approve = apiRoute(
       200: jsonResponse(ApproveResponseSchema, 'Merged into the default branch; the task is done'),
     },
   },
-  { access: session, errors: ['TASK_NOT_FOUND', 'INVALID_PIPELINE_STATE', 'MERGE_CONFLICT'] },
+  // NOT_FOUND: the run's branch, or the default branch, no longer exists.
+  { access: session, errors: ['TASK_NOT_FOUND', 'INVALID_PIPELINE_STATE', 'MERGE_CONFLICT', 'NOT_FOUND'] },
 );
 
 export const requestChanges = apiRoute(
   {
     method: 'post',
     path: '/{taskId}/request-changes',
+    operationId: 'requestChanges',
     tags,
     summary: 'Send the reviewed run back to the coder',
     description: 'The feedback goes to the coder; the result is reviewed again.',
@@ -196,10 +205,8 @@ export const requestChanges = apiRoute(
       202: jsonResponse(RequestChangesResponseSchema, 'The run resumes'),
     },
   },
-  {
-    access: session,
-    errors: [...RUN_START_ERRORS, 'PIPELINE_ACTIVE'],
-  },
+  // No PIPELINE_ACTIVE: the run it reopens is the task's latest, so one already active is 400 INVALID_PIPELINE_STATE.
+  { access: session, errors: RUN_START_ERRORS },
 );
 
 const ReviewCommentSchema = z
@@ -220,6 +227,7 @@ export const listCommentsRoute = apiRoute(
   {
     method: 'get',
     path: '/runs/{runId}/comments',
+    operationId: 'listReviewComments',
     tags,
     summary: 'The comments on a run’s lines',
     request: { params: runParams },
@@ -234,6 +242,7 @@ export const addCommentRoute = apiRoute(
   {
     method: 'post',
     path: '/runs/{runId}/comments',
+    operationId: 'addReviewComment',
     tags,
     summary: 'Comment on a line of one of the run’s files',
     description: 'The next Request Changes sends the open comments to the coder and marks them addressed.',
@@ -247,6 +256,7 @@ export const removeCommentRoute = apiRoute(
   {
     method: 'delete',
     path: '/runs/{runId}/comments/{commentId}',
+    operationId: 'deleteReviewComment',
     tags,
     summary: 'Delete a comment',
     request: {
@@ -261,6 +271,7 @@ export const revertRoute = apiRoute(
   {
     method: 'post',
     path: '/{taskId}/revert',
+    operationId: 'revertApproval',
     tags,
     summary: 'Take back the task’s last approval with a revert commit',
     description: 'The task goes back to Review; a revert that conflicts answers 409 with the files.',

@@ -38,6 +38,7 @@ const list = apiRoute(
   {
     method: 'get',
     path: '/',
+    operationId: 'listProjects',
     tags,
     summary: 'The user’s projects',
     responses: { 200: jsonResponse(ProjectListSchema, 'Every project of the user') },
@@ -49,6 +50,7 @@ const create = apiRoute(
   {
     method: 'post',
     path: '/',
+    operationId: 'createProject',
     tags,
     summary: 'Create a project',
     description:
@@ -66,6 +68,7 @@ const options = apiRoute(
   {
     method: 'get',
     path: '/import-options',
+    operationId: 'getImportOptions',
     tags,
     summary: 'What the import dialog may offer on this server',
     responses: { 200: jsonResponse(ImportOptionsSchema, 'Import options') },
@@ -77,6 +80,7 @@ const get = apiRoute(
   {
     method: 'get',
     path: '/{id}',
+    operationId: 'getProject',
     tags,
     summary: 'One project',
     request: { params },
@@ -89,6 +93,7 @@ const update = apiRoute(
   {
     method: 'patch',
     path: '/{id}',
+    operationId: 'updateProject',
     tags,
     summary: 'Change a project’s settings',
     description:
@@ -103,6 +108,7 @@ const remove = apiRoute(
   {
     method: 'delete',
     path: '/{id}',
+    operationId: 'deleteProject',
     tags,
     summary: 'Delete a project',
     description: 'With its tasks, runs, worktrees and repository. The last project stays.',
@@ -116,6 +122,7 @@ const tree = apiRoute(
   {
     method: 'get',
     path: '/{id}/tree',
+    operationId: 'getProjectTree',
     tags,
     summary: 'The files of the default branch',
     request: { params },
@@ -128,6 +135,7 @@ const file = apiRoute(
   {
     method: 'get',
     path: '/{id}/file',
+    operationId: 'getProjectFile',
     tags,
     summary: 'One file of the default branch',
     request: { params, query: FilePathQuery },

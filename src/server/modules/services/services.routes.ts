@@ -80,6 +80,7 @@ const listRoute = apiRoute(
   {
     method: 'get',
     path: '/{workspaceId}/services',
+    operationId: 'listServices',
     tags,
     summary: 'The workspace’s services',
     description:
@@ -94,6 +95,7 @@ const getRoute = apiRoute(
   {
     method: 'get',
     path: '/{workspaceId}/services/{id}',
+    operationId: 'getService',
     tags,
     summary: 'One service',
     request: ofService,
@@ -106,6 +108,7 @@ const startRoute = apiRoute(
   {
     method: 'post',
     path: '/{workspaceId}/services/{id}/start',
+    operationId: 'startService',
     tags,
     summary: 'Start a service',
     description:
@@ -129,6 +132,7 @@ const stopRoute = apiRoute(
   {
     method: 'post',
     path: '/{workspaceId}/services/{id}/stop',
+    operationId: 'stopService',
     tags,
     summary: 'Stop a service',
     description: 'SIGTERM to its process group, SIGKILL after 5 s; answers once it has ended.',
@@ -142,6 +146,7 @@ const outputRoute = apiRoute(
   {
     method: 'get',
     path: '/{workspaceId}/services/{id}/output',
+    operationId: 'streamServiceOutput',
     tags,
     summary: 'A service’s output (SSE)',
     description:
@@ -168,6 +173,7 @@ const previewRoute = apiRoute(
   {
     method: 'post',
     path: '/{workspaceId}/services/{id}/preview',
+    operationId: 'createServicePreview',
     tags,
     summary: 'A preview link for a service',
     description:

@@ -8,6 +8,7 @@ const list = apiRoute(
   {
     method: 'get',
     path: '/{id}/workspaces',
+    operationId: 'listWorkspaces',
     tags: ['services'],
     summary: 'The project’s workspaces',
     description:

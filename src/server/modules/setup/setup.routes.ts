@@ -37,6 +37,7 @@ const info = apiRoute(
   {
     method: 'get',
     path: '/{id}/setup',
+    operationId: 'getProjectSetup',
     tags,
     summary: 'The setup command, what AutoCoder proposes, and the dependency cache',
     request: { params },
@@ -49,6 +50,7 @@ const clear = apiRoute(
   {
     method: 'delete',
     path: '/{id}/setup/cache',
+    operationId: 'clearSetupCache',
     tags,
     summary: 'Clear the project’s dependency cache',
     description: 'The next worktree of each key installs again.',

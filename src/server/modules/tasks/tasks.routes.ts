@@ -21,6 +21,7 @@ const list = apiRoute(
   {
     method: 'get',
     path: '/',
+    operationId: 'listTasks',
     tags,
     summary: 'The board: a project’s tasks',
     description:
@@ -38,6 +39,7 @@ const create = apiRoute(
   {
     method: 'post',
     path: '/',
+    operationId: 'createTask',
     tags,
     summary: 'Create a task',
     request: { body: jsonRequest(CreateTaskBody) },
@@ -50,6 +52,7 @@ const get = apiRoute(
   {
     method: 'get',
     path: '/{id}',
+    operationId: 'getTask',
     tags,
     summary: 'One whole task',
     request: { params },
@@ -62,6 +65,7 @@ const update = apiRoute(
   {
     method: 'patch',
     path: '/{id}',
+    operationId: 'updateTask',
     tags,
     summary: 'Edit a task',
     description: 'Status moves go through PATCH /api/tasks/{id}/status.',
@@ -75,6 +79,7 @@ const move = apiRoute(
   {
     method: 'patch',
     path: '/{id}/status',
+    operationId: 'moveTask',
     tags,
     summary: 'Move a task by hand',
     description:
@@ -89,6 +94,7 @@ const remove = apiRoute(
   {
     method: 'delete',
     path: '/{id}',
+    operationId: 'deleteTask',
     tags,
     summary: 'Delete a task',
     description: 'With its runs. Refused while a pipeline works on it.',
