@@ -8,7 +8,7 @@ import type { Db } from '@/server/db/client.js';
 import { AppError } from '@/server/lib/errors.js';
 import { projectStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
-import { findOwnedProject } from '../projects/projects.repo.js';
+import { findOwnedProject } from '../projects/index.js';
 import { holderNames } from './holder-names.repo.js';
 
 export interface ProjectActivityDeps {

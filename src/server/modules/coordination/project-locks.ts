@@ -3,7 +3,7 @@ import type { ProjectLocksResponse } from '@/contracts/coordination.js';
 import type { Db } from '@/server/db/client.js';
 import { pipelineRuns } from '@/server/db/schema.js';
 import { AppError } from '@/server/lib/errors.js';
-import { findOwnedProject } from '../projects/projects.repo.js';
+import { findOwnedProject } from '../projects/index.js';
 import type { LockStore } from './lock-store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,5 +1,5 @@
 import { GitError } from '@/server/lib/git.js';
-import type { ProjectRow } from '../projects/projects.repo.js';
+import type { ProjectRow } from '../projects/index.js';
 import { isAncestor, readBranchHead, resolveCommit } from '../workspace/refs.js';
 
 /** The head of `branch` in AutoCoder's repository, or null when it has no such branch. */

@@ -4,7 +4,7 @@ import type { LockWaitData } from '@/contracts/pipeline.js';
 import type { Db } from '@/server/db/client.js';
 import { projectStream, taskStream } from '../events/bus.js';
 import type { EventLog } from '../events/event-log.js';
-import { defaultBranchOf } from '../projects/projects.repo.js';
+import { defaultBranchOf } from '../projects/index.js';
 import type { LockEntry, LockScope, LockStore } from './lock-store.js';
 import {
   deleteRunLockPaths,

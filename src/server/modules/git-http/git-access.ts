@@ -2,7 +2,7 @@ import type { Db } from '@/server/db/client.js';
 import { bearerToken } from '@/server/lib/bearer.js';
 import type { Agent } from '../coordination/tokens.js';
 import { resolveToken } from '../coordination/tokens.js';
-import { findOwnedProject, type ProjectRow } from '../projects/projects.repo.js';
+import { findOwnedProject, type ProjectRow } from '../projects/index.js';
 
 /** The token of `Authorization: Basic <user:token>` (any user name) or `Bearer <token>`. */
 export function tokenOf(authorization: string | undefined): string | null {

@@ -2,7 +2,7 @@ import type { PipelineRunDetail, PipelineRunSummary, StoredEvent } from '@/contr
 import type { Db } from '@/server/db/client.js';
 import { AppError } from '@/server/lib/errors.js';
 import type { EventLog } from '../events/event-log.js';
-import { eventsOfRun } from '../events/events.repo.js';
+import { eventsOfRun } from '../events/index.js';
 import { getOwnedTask } from '../tasks/tasks.js';
 import { toRunDetail, toRunSummary } from './run-view.js';
 import { findRun, latestRunOfTask, type RunRow, runsOfTask } from './runs.repo.js';
