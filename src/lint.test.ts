@@ -43,6 +43,76 @@ const SAMPLES: Record<string, Sample> = {
     rule: restricted,
     severity: 'error',
   },
+  'the web app imports a server type': {
+    file: 'src/web/app/lint-sample-server.ts',
+    source: "import type { AppDeps } from '@/server/deps.js';\n\nexport type Sample = AppDeps;\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  'a feature imports the server by the alias': {
+    file: 'src/web/features/board/components/lint-sample-server.ts',
+    source: "import { AppError } from '@/server/lib/errors.js';\n\nexport const sample = AppError;\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  'shared web code imports the server by a relative path': {
+    file: 'src/web/lib/lint-sample-server.ts',
+    source: "import { AppError } from '../../server/lib/errors.js';\n\nexport const sample = AppError;\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  'a contract imports drizzle-orm': {
+    file: 'src/contracts/lint-sample-drizzle.ts',
+    source: "import { eq } from 'drizzle-orm';\n\nexport const sample = eq;\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  'a contract imports a server type': {
+    file: 'src/contracts/lint-sample-server.ts',
+    source: "import type { Db } from '@/server/db/client.js';\n\nexport type Sample = Db;\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  'a contract imports a node builtin': {
+    file: 'src/contracts/lint-sample-node.ts',
+    source: "import path from 'node:path';\n\nexport const sample = path.sep;\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  'a contract imports the web': {
+    file: 'src/contracts/lint-sample-web.ts',
+    source: "import { cn } from '@/web/lib/cn';\n\nexport const sample = cn;\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  "a module imports another module's repo": {
+    file: 'src/server/modules/coordination/lint-sample-repo.ts',
+    source:
+      "import { findOwnedProject } from '../projects/projects.repo.js';\n\nexport const sample = findOwnedProject;\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  "a module imports another module's repo by the alias": {
+    file: 'src/server/modules/pipeline/lint-sample-repo-alias.ts',
+    source:
+      "import { eventsOfRun } from '@/server/modules/events/events.repo.js';\n\nexport const sample = eventsOfRun;\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  "a module's subfolder imports another module's repo": {
+    file: 'src/server/modules/pipeline/agents/lint-sample-repo.ts',
+    source:
+      "import type { ProjectRow } from '../../projects/projects.repo.js';\n\nexport type Sample = ProjectRow;\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  "a module's test imports another module's repo": {
+    file: 'src/server/modules/coordination/lint-sample-repo.test.ts',
+    source:
+      "import { defaultBranchOf } from '../projects/projects.repo.js';\n\nexport const sample = defaultBranchOf;\n",
+    rule: restricted,
+    severity: 'error',
+  },
   'a route imports a repo': {
     file: 'src/server/modules/tasks/lint-sample-repo.routes.ts',
     source: "import { maxPosition } from './tasks.repo.js';\n\nexport const sample = maxPosition;\n",
@@ -63,6 +133,12 @@ const SAMPLES: Record<string, Sample> = {
   },
   'module logic imports hono': {
     file: 'src/server/modules/tasks/lint-sample-hono.ts',
+    source: "import { Hono } from 'hono';\n\nexport const sample = new Hono();\n",
+    rule: restricted,
+    severity: 'error',
+  },
+  'module logic in a subfolder imports hono': {
+    file: 'src/server/modules/pipeline/agents/lint-sample-hono.ts',
     source: "import { Hono } from 'hono';\n\nexport const sample = new Hono();\n",
     rule: restricted,
     severity: 'error',
