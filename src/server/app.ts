@@ -22,6 +22,7 @@ import { sseRoutes } from './modules/events/events.routes.js';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.js';
 import { graphRoutes } from './modules/graph/graph.routes.js';
 import { mcpRoutes } from './modules/mcp/mcp.routes.js';
+import { wellKnownRoutes } from './modules/mcp/well-known.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { diffRoutes } from './modules/pipeline/diff.routes.js';
 import { pipelineRoutes, startPipelineRoute } from './modules/pipeline/pipeline.routes.js';
@@ -144,6 +145,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.route('/mcp', mcpRoutes(deps));
   // The shared remote: git smart HTTP (Basic auth with an agent token; pushes capped in the route).
   app.route('/git', gitHttpRoutes(deps));
+  // A JSON 404 for MCP clients' OAuth discovery, before the web app would answer with its page.
+  app.route('/.well-known', wellKnownRoutes());
 
   if (options.webDir && existsSync(path.join(options.webDir, 'index.html'))) {
     const webDir = options.webDir;

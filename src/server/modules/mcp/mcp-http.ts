@@ -1,17 +1,12 @@
-import { MAX_BATCH_SIZE, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js';
-import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import {
-  type IsomorphicHeaders,
-  isInitializeRequest,
-  type JSONRPCMessage,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { IsomorphicHeaders } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiErrorBody } from '@/contracts/errors.js';
 import { bearerToken } from '@/server/lib/bearer.js';
 import type { CoordinationDeps } from '../coordination/coordination.js';
 import { resolveToken } from '../coordination/tokens.js';
-import { jsonRpcMessageOf } from './json-transport.js';
-import { agentAuthInfo, coordinationMcpServer, MAX_MCP_BODY_BYTES, McpServerPool } from './mcp-server.js';
+import { agentAuthInfo, coordinationMcpServer, McpServerPool } from './mcp-server.js';
+
+/** The largest JSON-RPC message accepted (a post of 1,000 paths fits many times over). */
+export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
 /** What /mcp needs of the app (McpDeps satisfies it). */
 export interface McpDeps extends CoordinationDeps {
@@ -24,7 +19,7 @@ export interface McpDeps extends CoordinationDeps {
 export interface McpIncoming {
   method: string;
   header(name: string): string | undefined;
-  /** Every header, for the tools' `requestInfo`. */
+  /** Every header, for the SDK's transport (and so the tools' `requestInfo`). */
   headers(): IsomorphicHeaders;
   url(): string;
   /** The body as text; null when it is larger than `maxBytes`. */
@@ -38,21 +33,15 @@ export interface HttpAnswer {
   body: string | null;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
 const json = (status: number, body: object, headers: Record<string, string> = {}): HttpAnswer => ({
   status,
-  headers: { ...JSON_HEADERS, ...headers },
+  headers: { 'content-type': 'application/json', ...headers },
   body: JSON.stringify(body),
 });
 
 /** A JSON-RPC error without an id, as the SDK's transport answers a request it refuses. */
-const rpcError = (status: number, code: number, message: string, data?: string) =>
-  json(status, {
-    jsonrpc: '2.0',
-    error: { code, message, ...(data !== undefined ? { data } : {}) },
-    id: null,
-  });
+const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  json(status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 
 /** An Origin, when a browser sends one, must be this server's own (the Host, already checked). */
 function foreignOrigin(origin: string | undefined, host: string | undefined): boolean {
@@ -64,19 +53,29 @@ function foreignOrigin(origin: string | undefined, host: string | undefined): bo
   }
 }
 
-/** `initialize`, as the SDK's transport tells it (its schema), asked only of messages that say so. */
-const isInitialize = (message: JSONRPCMessage) =>
-  'method' in message && message.method === 'initialize' && isInitializeRequest(message);
+/** The body as JSON, or undefined when it is not JSON (the SDK's transport then judges it). */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * MCP at /mcp: Streamable HTTP, stateless, JSON answers, on servers of the official SDK
- * (`McpServer`, mcp-server.ts) from a pool. Agents only: `Authorization: Bearer <agent token>` (401
- * otherwise; a browser session is not enough). The Host is checked before (the app's hostCheck, or
- * agent-requests.ts); a foreign Origin is refused here (403). GET and DELETE answer 405: there is
- * no stream to open and no session to end. A POST follows the SDK's
- * `WebStandardStreamableHTTPServerTransport` in stateless JSON mode, answer for answer: Accept
- * (406), Content-Type (415), body size (413), JSON and JSON-RPC parsing (400), one `initialize`
- * alone, the MCP-Protocol-Version header (400 when unsupported), notifications alone 202.
+ * MCP at /mcp: Streamable HTTP, stateless, JSON answers, by the official SDK's own transport for
+ * web requests (`WebStandardStreamableHTTPServerTransport`) and `McpServer` (mcp-server.ts). Before
+ * the transport, as the app's routes are guarded: a foreign Origin is 403 (the Host was checked
+ * before: the app's hostCheck, or agent-requests.ts), and agents only, `Authorization: Bearer <agent
+ * token>` (401 otherwise; a browser session is not enough), handed to the tools as the transport's
+ * `authInfo`. Then what the transport does not do, each a deviation from it:
+ *
+ * - GET and DELETE answer 405, as the SDK's stateless example answers them: there is no stream to
+ *   open (a stateless server sends nothing but answers) and no session to end.
+ * - The body is read here, within 1 MiB (413), and handed to the transport as `parsedBody`: a
+ *   JSON array is refused first (400, -32600) — JSON-RPC batches were removed from MCP in
+ *   2025-06-18, and the SDK's transport still takes them. Every other body, JSON or not, is the
+ *   transport's to judge. mcp-http.test.ts holds every answer to the SDK's own.
  */
 export class McpEndpoint {
   readonly #servers: McpServerPool;
@@ -107,76 +106,35 @@ export class McpEndpoint {
       );
     }
     if (incoming.method !== 'POST') {
-      return json(
-        405,
-        { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST only' }, id: null },
-        { Allow: 'POST' },
-      );
+      return rpcError(405, -32000, 'Method not allowed: POST only', { Allow: 'POST' });
     }
-    return this.#post(incoming, agentAuthInfo(agent, token));
-  }
-
-  async #post(incoming: McpIncoming, authInfo: ReturnType<typeof agentAuthInfo>): Promise<HttpAnswer> {
-    const accept = incoming.header('accept');
-    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
+    const text = await incoming.text(MAX_MCP_BODY_BYTES);
+    if (text === null) {
       return rpcError(
-        406,
+        413,
         -32000,
-        'Not Acceptable: Client must accept both application/json and text/event-stream',
+        `Payload Too Large: Request body must not exceed ${MAX_MCP_BODY_BYTES} bytes`,
       );
     }
-    if (!isJsonContentType(incoming.header('content-type') ?? null)) {
-      return rpcError(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    const parsedBody = parsedOrUndefined(text);
+    if (Array.isArray(parsedBody)) {
+      return rpcError(400, -32600, 'Invalid Request: JSON-RPC batches are not supported');
     }
-    let raw: unknown;
-    try {
-      const text = await incoming.text(MAX_MCP_BODY_BYTES);
-      if (text === null) return rpcError(413, -32000, requestBodyTooLargeMessage(MAX_MCP_BODY_BYTES));
-      raw = JSON.parse(text);
-    } catch {
-      return rpcError(400, -32700, 'Parse error: Invalid JSON');
-    }
-    if (Array.isArray(raw) && raw.length > MAX_BATCH_SIZE) {
-      return rpcError(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
-    }
-    let messages: JSONRPCMessage[];
-    try {
-      messages = (Array.isArray(raw) ? raw : [raw]).map(jsonRpcMessageOf);
-    } catch {
-      return rpcError(400, -32700, 'Parse error: Invalid JSON-RPC message');
-    }
-    if (messages.some(isInitialize)) {
-      if (messages.length > 1) {
-        return rpcError(400, -32600, 'Invalid Request: Only one initialization request is allowed');
-      }
-    } else {
-      const version = incoming.header('mcp-protocol-version');
-      if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-        return rpcError(
-          400,
-          -32000,
-          `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-        );
-      }
-    }
-    try {
-      // The URL only when a tool asks for it: ours never do, and parsing one per call is not free.
-      const requestInfo = {
-        headers: incoming.headers(),
-        get url() {
-          return new URL(incoming.url());
-        },
-      };
-      const answers = await this.#servers.exchange(messages, { authInfo, requestInfo });
-      if (answers.length === 0) return { status: 202, headers: {}, body: null };
-      return {
-        status: 200,
-        headers: JSON_HEADERS,
-        body: JSON.stringify(answers.length === 1 ? answers[0] : answers),
-      };
-    } catch (error) {
-      return rpcError(400, -32700, 'Parse error', String(error));
-    }
+    const request = new Request(incoming.url(), {
+      method: 'POST',
+      headers: incoming.headers() as HeadersInit,
+      // Not JSON: the transport reads it again, to answer as it answers such a body.
+      body: parsedBody === undefined ? text : null,
+    });
+    const response = await this.#servers.handle(request, {
+      authInfo: agentAuthInfo(agent, token),
+      parsedBody,
+    });
+    return {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: response.body === null ? null : await response.text(),
+    };
   }
 }
 

@@ -1,16 +1,9 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { getParseErrorMessage, safeParseAsync } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  type JSONRPCMessage,
-  McpError,
-  type MessageExtraInfo,
-} from '@modelcontextprotocol/sdk/types.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type CallToolResult, ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { z } from 'zod';
 import {
   checkStatusResponseSchema,
   checkStatusSchema,
@@ -19,12 +12,11 @@ import {
 } from '@/contracts/coordination.js';
 import { AppError } from '@/server/lib/errors.js';
 import { type CoordinationDeps, checkStatus, postStatus } from '../coordination/coordination.js';
-import { quickCheckStatusInput, quickPostStatusInput } from '../coordination/quick-input.js';
 import type { Agent } from '../coordination/tokens.js';
-import { JsonExchangeTransport } from './json-transport.js';
 
-/** The largest JSON-RPC message accepted (a post of 1,000 paths fits many times over). */
-export const MAX_MCP_BODY_BYTES = 1024 * 1024;
+/** The tools, by name: what `tools/list` lists and `tools/call` may name. */
+export const TOOL_NAMES = ['check_status', 'post_status'] as const;
+const TOOLS: ReadonlySet<string> = new Set(TOOL_NAMES);
 
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
@@ -48,7 +40,7 @@ async function asTool(run: () => Promise<object>): Promise<CallToolResult> {
 /** The agent the bearer token named, handed to the tools through the transport's auth info. */
 function agentOf(authInfo: AuthInfo | undefined): Agent {
   const agent = authInfo?.extra?.agent as Agent | undefined;
-  // mcp.routes.ts always passes it: a request without one never reaches a tool.
+  // mcp-http.ts always passes it: a request without one never reaches a tool.
   if (!agent) throw new Error('MCP request without an agent');
   return agent;
 }
@@ -61,80 +53,14 @@ export const agentAuthInfo = (agent: Agent, token: string): AuthInfo => ({
   extra: { agent },
 });
 
-/** A tool's arguments as its schema reads them, with the SDK's parse and error message. */
-async function parsedLikeSdk<Input>(schema: z.ZodType<Input>, args: unknown, name: string): Promise<Input> {
-  const parsed = await safeParseAsync(schema, args);
-  if (!parsed.success) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(parsed.error)}`,
-    );
-  }
-  return parsed.data;
-}
-
-type ToolCall = (
-  deps: CoordinationDeps,
-  authInfo: AuthInfo | undefined,
-  args: unknown,
-) => Promise<CallToolResult>;
-
-/** A tool's call: its arguments read plainly (quick-input.ts) or by its schema, then its rule. */
-const toolCall =
-  <Input>(
-    name: string,
-    schema: z.ZodType<Input>,
-    quick: (args: unknown) => Input | null,
-    run: (deps: CoordinationDeps, agent: Agent, input: Input) => Promise<object>,
-  ): ToolCall =>
-  async (deps, authInfo, args) => {
-    const input = quick(args) ?? (await parsedLikeSdk(schema, args, name));
-    return asTool(() => run(deps, agentOf(authInfo), input));
-  };
-
-const TOOL_CALLS = new Map<string, ToolCall>([
-  ['check_status', toolCall('check_status', checkStatusSchema, quickCheckStatusInput, checkStatus)],
-  ['post_status', toolCall('post_status', postStatusSchema, quickPostStatusInput, postStatus)],
-]);
-
-/**
- * `tools/call` as McpServer answers it for these tools, answer for answer, without its two zod
- * passes: the arguments an agent sends plainly are read by quick-input.ts, as REST bodies are (held
- * to the schemas by quick-input.test.ts), anything else by the tool's schema with the SDK's own parse
- * and error message; the answer is not parsed again against the output schema, since the same typed
- * rules answer REST (mcp-tools.test.ts holds every answer to McpServer's own handler's, and the
- * SDK's client checks `structuredContent` against the listed output schema). Those two passes were
- * about an eighth of a call's CPU. Everything else (listing, the protocol, errors) stays McpServer's.
- */
-function callTool(deps: CoordinationDeps) {
-  return async (
-    request: z.infer<typeof CallToolRequestSchema>,
-    extra: { authInfo?: AuthInfo | undefined },
-  ): Promise<CallToolResult> => {
-    const name = request.params.name;
-    try {
-      const call = TOOL_CALLS.get(name);
-      if (!call) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-      return await call(deps, extra.authInfo, request.params.arguments ?? {});
-    } catch (error) {
-      // As McpServer's createToolError.
-      const text = error instanceof Error ? error.message : String(error);
-      return { content: [{ type: 'text', text }], isError: true };
-    }
-  };
-}
-
 /**
  * An MCP server with the tools `check_status` and `post_status`: the same rules as POST
  * /api/check_status and /api/post_status, for the agent the request's auth info names (so one
- * server serves any agent, one request at a time). `sdkToolCalls` keeps McpServer's own
- * `tools/call` (for the test that holds ours to it).
+ * server serves any agent, one request at a time). McpServer answers `tools/list` and `tools/call`
+ * itself: it checks the arguments against the input schema (an invalid one is a tool error, as the
+ * specification asks since 2025-11-25) and the answer against the output schema.
  */
-export function coordinationMcpServer(
-  deps: CoordinationDeps,
-  version: string,
-  options: { sdkToolCalls?: boolean } = {},
-): McpServer {
+export function coordinationMcpServer(deps: CoordinationDeps, version: string): McpServer {
   // One validator for every server: the SDK's default builds an Ajv instance per server.
   const server = new McpServer({ name: 'autocoder', version }, { jsonSchemaValidator });
   server.registerTool(
@@ -161,50 +87,79 @@ export function coordinationMcpServer(
     },
     async (input, extra) => asTool(() => postStatus(deps, agentOf(extra.authInfo), input)),
   );
-  if (!options.sdkToolCalls) {
-    server.server.removeRequestHandler('tools/call');
-    server.server.setRequestHandler(CallToolRequestSchema, callTool(deps));
-  }
   return server;
+}
+
+/**
+ * Deviation from McpServer: a `tools/call` naming a tool that does not exist is answered with the
+ * JSON-RPC error the specification gives for it (Tools → Error Handling: unknown tools are protocol
+ * errors, `-32602 Unknown tool: …`), where McpServer (SDK 1.32) answers a tool result with
+ * `isError`. McpServer's handler cannot be wrapped (it is private) and replacing it would mean
+ * redoing its argument and answer checks, so the call is answered on its way in, after the
+ * transport's own checks, through the transport's `send` as the server would answer it.
+ * mcp-http.test.ts and mcp.test.ts hold the answer.
+ */
+function refuseUnknownTools(transport: Transport): void {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message) && message.method === 'tools/call') {
+      const name = message.params?.name;
+      if (typeof name === 'string' && !TOOLS.has(name)) {
+        void transport.send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: ErrorCode.InvalidParams, message: `Unknown tool: ${name}` },
+        });
+        return;
+      }
+    }
+    deliver?.(message, extra);
+  };
 }
 
 /** Servers at most kept idle; more only under a burst of concurrent requests. */
 const MAX_IDLE_SERVERS = 64;
 
-interface Connected {
+interface Pooled {
   server: McpServer;
-  transport: JsonExchangeTransport;
+  /** The transport of the last request the server answered, still connected. */
+  transport?: Transport;
 }
 
 /**
- * MCP servers for stateless requests, reused: building one (its tools, their schemas) costs more
- * than the call it answers, and so did connecting and closing it per request. Each server is
- * connected once to a transport of its own (json-transport.ts); each request gets a server no
- * other request holds, and gives it back once answered.
+ * MCP servers for stateless requests, each request answered by the SDK's own transport for web
+ * requests, new per request (stateless, JSON answers), connected to a server no other request
+ * holds. Deviation from the SDK's stateless example, which builds a new McpServer per request too:
+ * the servers are kept and reused, connected to one request's transport at a time, since building
+ * one (its tools, their schemas) cost more than the call it answers. The auth info and handlers'
+ * context are per request, so a reused server answers each agent as itself (mcp-server.test.ts).
  */
 export class McpServerPool {
-  readonly #idle: Connected[] = [];
+  readonly #idle: Pooled[] = [];
 
   constructor(private readonly create: () => McpServer) {}
 
-  /** The answers to the requests among `messages` (none when there are only notifications). */
-  async exchange(messages: readonly JSONRPCMessage[], extra: MessageExtraInfo): Promise<JSONRPCMessage[]> {
-    const connected = this.#idle.pop() ?? (await this.#connect());
-    let reusable = false;
+  /** The transport's answer to one HTTP request (`parsedBody`: its body, already read). */
+  async handle(request: Request, options: { authInfo: AuthInfo; parsedBody?: unknown }): Promise<Response> {
+    const pooled = this.#idle.pop() ?? { server: this.create() };
+    // The last request's transport is closed only now, to free the server: closed as soon as it
+    // answered, it found the request's handler not quite done and aborted its signal, a
+    // DOMException per call.
+    await pooled.transport?.close();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    pooled.transport = transport;
+    await pooled.server.connect(transport);
+    refuseUnknownTools(transport);
+    let response: Response | undefined;
     try {
-      const answers = await connected.transport.exchange(messages, extra);
-      reusable = true;
-      return answers;
+      response = await transport.handleRequest(request, options);
+      return response;
     } finally {
-      if (reusable && this.#idle.length < MAX_IDLE_SERVERS) this.#idle.push(connected);
-      else await connected.server.close();
+      if (response && this.#idle.length < MAX_IDLE_SERVERS) this.#idle.push(pooled);
+      else await transport.close();
     }
-  }
-
-  async #connect(): Promise<Connected> {
-    const server = this.create();
-    const transport = new JsonExchangeTransport();
-    await server.connect(transport);
-    return { server, transport };
   }
 }

@@ -40,7 +40,10 @@ describe.each(servers)('MCP at /mcp, answered by %s', (_name, serve) => {
   }
 
   /** A raw JSON-RPC post, as a client that does not use the SDK would send it. */
-  const rawPost = (headers: Record<string, string>) =>
+  const rawPost = (
+    headers: Record<string, string>,
+    body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+  ) =>
     fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers: {
@@ -48,7 +51,7 @@ describe.each(servers)('MCP at /mcp, answered by %s', (_name, serve) => {
         accept: 'application/json, text/event-stream',
         ...headers,
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      body: JSON.stringify(body),
     });
 
   it('lists check_status and post_status, each with an input and an output schema', async () => {
@@ -171,6 +174,43 @@ describe.each(servers)('MCP at /mcp, answered by %s', (_name, serve) => {
       },
     });
     expect(blank.isError).toBe(true);
+  });
+
+  it('answers a call of a tool that does not exist with JSON-RPC error -32602, as the specification says', async () => {
+    const agent = await newAgent('mcp-unknown-tool');
+    const client = await connect(agent.token);
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: no_such_tool'),
+    });
+    const res = await rawPost(
+      { authorization: `Bearer ${agent.token}` },
+      { jsonrpc: '2.0', id: 'u1', method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } },
+    );
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 'u1',
+      error: { code: -32602, message: 'Unknown tool: no_such_tool' },
+    });
+    // The tools that exist still answer on the same servers.
+    const listed = await client.listTools();
+    expect(listed.tools).toHaveLength(2);
+  });
+
+  it('refuses a JSON-RPC batch with -32600 Invalid Request (batches left MCP in 2025-06-18)', async () => {
+    const agent = await newAgent('mcp-batch');
+    const auth = { authorization: `Bearer ${agent.token}` };
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    for (const batch of [[list, { ...list, id: 2 }], [list], []]) {
+      const res = await rawPost(auth, batch);
+      expect(res.status, JSON.stringify(batch)).toBe(400);
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported' },
+        id: null,
+      });
+    }
   });
 
   it('is stateless: no session id, and GET or DELETE answer 405', async () => {

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryLockStore } from '../coordination/memory-lock-store.js';
+import { fx, newAgent, useCoordinationApp } from '../coordination/testing/fixture.js';
+import { resolveToken } from '../coordination/tokens.js';
+import { agentAuthInfo, coordinationMcpServer, McpServerPool } from './mcp-server.js';
+
+/** The pool's deviation from the SDK's example (servers reused, not built per request) is safe. */
+describe('McpServerPool', () => {
+  useCoordinationApp(createMemoryLockStore);
+
+  it('answers each request on one reused server, for whichever agent sent it', async () => {
+    let built = 0;
+    const pool = new McpServerPool(() => {
+      built += 1;
+      return coordinationMcpServer(fx.t.deps, 'test');
+    });
+    const authOf = async (name: string) => {
+      const client = await newAgent(name);
+      const agent = await resolveToken(
+        fx.t.deps.db,
+        client.token,
+        fx.t.deps.now(),
+        fx.t.deps.credentialRecheckMs,
+      );
+      if (!agent) throw new Error('no agent');
+      return agentAuthInfo(agent, client.token);
+    };
+    const [alice, bob] = [await authOf('pool-alice'), await authOf('pool-bob')];
+    const args = { repo_url: fx.cloneUrl, branch: 'main', file_paths: ['src/other.ts'] };
+    let id = 0;
+    const call = async (authInfo: typeof alice, name: string, more: object = {}) => {
+      const body = {
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'tools/call',
+        params: { name, arguments: { ...args, ...more } },
+      };
+      const request = new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      });
+      const res = await pool.handle(request, { authInfo, parsedBody: body });
+      return (await res.json()) as { id: number; result: { structuredContent: Record<string, unknown> } };
+    };
+
+    expect(
+      (await call(alice, 'post_status', { status: 'WRITING', message: 'Pool.' })).result.structuredContent,
+    ).toMatchObject({
+      success: true,
+    });
+    const seenByBob = await call(bob, 'check_status');
+    expect(seenByBob.result.structuredContent).toMatchObject({ status: 'CONFLICT' });
+    expect(seenByBob.id).toBe(id);
+    expect((await call(alice, 'check_status')).result.structuredContent).toMatchObject({ status: 'OK' });
+    // Unknown tools are refused on a reused server too, and it keeps serving.
+    const body = { jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'nope', arguments: {} } };
+    const request = new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    });
+    expect(await (await pool.handle(request, { authInfo: bob, parsedBody: body })).json()).toMatchObject({
+      id: 99,
+      error: { code: -32602 },
+    });
+    expect((await call(bob, 'check_status')).result.structuredContent).toMatchObject({ status: 'CONFLICT' });
+    expect(built).toBe(1);
+  });
+});
