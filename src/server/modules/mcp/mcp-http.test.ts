@@ -28,7 +28,8 @@ const rpc = (method: string, params?: object, id: number | string = 1) =>
 /**
  * /mcp against the SDK's own way, its Hono example: a new McpServer (ours, with its tools) and a new
  * WebStandardStreamableHTTPServerTransport per request, the web request handed over as it came.
- * Every answer is the same, but for the deviations mcp-http.ts and mcp-server.ts list.
+ * Every answer is the same — our transport (json-transport.ts) and HTTP rules (mcp-http.ts) answer
+ * as the SDK's — but for the deviations mcp-http.ts and mcp-server.ts list.
  */
 describe('/mcp, held to the SDK’s own transport and McpServer', () => {
   useCoordinationApp(createMemoryLockStore);
@@ -142,6 +143,36 @@ describe('/mcp, held to the SDK’s own transport and McpServer', () => {
       'a supported MCP-Protocol-Version': {
         headers: { 'mcp-protocol-version': '2025-06-18' },
         body: rpc('tools/list'),
+      },
+      'a Content-Type with parameters, in capitals': {
+        headers: { 'content-type': 'Application/JSON; charset=utf-8' },
+        body: rpc('tools/list'),
+      },
+      'initialize, with an unsupported MCP-Protocol-Version': {
+        headers: { 'mcp-protocol-version': '1999-01-01' },
+        body: rpc('initialize', {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 't', version: '1' },
+        }),
+      },
+      'an initialize that is no InitializeRequest, with an unsupported MCP-Protocol-Version': {
+        headers: { 'mcp-protocol-version': '1999-01-01' },
+        body: rpc('initialize', { capabilities: {} }),
+      },
+      'an id that is null': { body: JSON.stringify({ jsonrpc: '2.0', id: null, method: 'ping' }) },
+      'params with _meta': { body: rpc('tools/list', { _meta: { progressToken: 1 } }) },
+      'a batch, and an Accept without text/event-stream': {
+        headers: { accept: 'application/json' },
+        body: `[${rpc('tools/list')}]`,
+      },
+      'a batch, and a Content-Type that is not JSON': {
+        headers: { 'content-type': 'text/plain' },
+        body: `[${rpc('tools/list')}]`,
+      },
+      'a body over 1 MiB, and a Content-Type that is not JSON': {
+        headers: { 'content-type': 'text/plain' },
+        body: 'x'.repeat(MAX_MCP_BODY_BYTES + 1),
       },
       'a body over 1 MiB': {
         body: rpc('tools/call', {

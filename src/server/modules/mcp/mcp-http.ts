@@ -1,4 +1,10 @@
-import type { IsomorphicHeaders } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type IsomorphicHeaders,
+  isInitializeRequest,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ApiErrorBody } from '@/contracts/errors.js';
 import { bearerToken } from '@/server/lib/bearer.js';
 import type { CoordinationDeps } from '../coordination/coordination.js';
@@ -19,7 +25,7 @@ export interface McpDeps extends CoordinationDeps {
 export interface McpIncoming {
   method: string;
   header(name: string): string | undefined;
-  /** Every header, for the SDK's transport (and so the tools' `requestInfo`). */
+  /** Every header, for the tools' `requestInfo`. */
   headers(): IsomorphicHeaders;
   url(): string;
   /** The body as text; null when it is larger than `maxBytes`. */
@@ -53,29 +59,47 @@ function foreignOrigin(origin: string | undefined, host: string | undefined): bo
   }
 }
 
-/** The body as JSON, or undefined when it is not JSON (the SDK's transport then judges it). */
-function parsedOrUndefined(text: string): unknown {
+/**
+ * Whether a Content-Type names JSON: its media type, parameters aside, as the SDK's transport reads
+ * it (it also refuses a parameter section with a comma it cannot parse, which no client sends).
+ */
+const isJsonContentType = (type: string | undefined) =>
+  type === 'application/json' || type?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
+
+/** The message of a body, or the SDK transport's answer to a body it refuses. */
+function messageOf(text: string): { message: JSONRPCMessage } | { refused: HttpAnswer } {
+  let raw: unknown;
   try {
-    return JSON.parse(text);
+    raw = JSON.parse(text);
   } catch {
-    return undefined;
+    return { refused: rpcError(400, -32700, 'Parse error: Invalid JSON') };
   }
+  // Deviation: JSON-RPC batches left MCP in 2025-06-18, and the SDK's transport still takes them.
+  if (Array.isArray(raw)) {
+    return { refused: rpcError(400, -32600, 'Invalid Request: JSON-RPC batches are not supported') };
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(raw);
+  return parsed.success
+    ? { message: parsed.data }
+    : { refused: rpcError(400, -32700, 'Parse error: Invalid JSON-RPC message') };
 }
 
 /**
- * MCP at /mcp: Streamable HTTP, stateless, JSON answers, by the official SDK's own transport for
- * web requests (`WebStandardStreamableHTTPServerTransport`) and `McpServer` (mcp-server.ts). Before
- * the transport, as the app's routes are guarded: a foreign Origin is 403 (the Host was checked
- * before: the app's hostCheck, or agent-requests.ts), and agents only, `Authorization: Bearer <agent
- * token>` (401 otherwise; a browser session is not enough), handed to the tools as the transport's
- * `authInfo`. Then what the transport does not do, each a deviation from it:
+ * MCP at /mcp: Streamable HTTP, stateless, JSON answers, on the official SDK's `McpServer`
+ * (mcp-server.ts). Before the protocol, as the app's routes are guarded: a foreign Origin is 403
+ * (the Host was checked before: the app's hostCheck, or agent-requests.ts), and agents only,
+ * `Authorization: Bearer <agent token>` (401 otherwise; a browser session is not enough), handed to
+ * the tools as the transport's `authInfo`.
+ *
+ * Then the HTTP rules of the SDK's `WebStandardStreamableHTTPServerTransport` in stateless JSON
+ * mode, in its order and its words: Accept (406), Content-Type (415), the body's size (413), JSON
+ * and JSON-RPC (400), the MCP-Protocol-Version header but on `initialize` (400), a notification or
+ * a response alone (202). They are ours because its transport is not (json-transport.ts says why);
+ * mcp-http.test.ts holds every answer to the transport's. Deviations from it:
  *
  * - GET and DELETE answer 405, as the SDK's stateless example answers them: there is no stream to
  *   open (a stateless server sends nothing but answers) and no session to end.
- * - The body is read here, within 1 MiB (413), and handed to the transport as `parsedBody`: a
- *   JSON array is refused first (400, -32600) — JSON-RPC batches were removed from MCP in
- *   2025-06-18, and the SDK's transport still takes them. Every other body, JSON or not, is the
- *   transport's to judge. mcp-http.test.ts holds every answer to the SDK's own.
+ * - A JSON array is refused (400, -32600): JSON-RPC batches were removed from MCP in 2025-06-18.
  */
 export class McpEndpoint {
   readonly #servers: McpServerPool;
@@ -108,6 +132,17 @@ export class McpEndpoint {
     if (incoming.method !== 'POST') {
       return rpcError(405, -32000, 'Method not allowed: POST only', { Allow: 'POST' });
     }
+    const accept = incoming.header('accept');
+    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
+      return rpcError(
+        406,
+        -32000,
+        'Not Acceptable: Client must accept both application/json and text/event-stream',
+      );
+    }
+    if (!isJsonContentType(incoming.header('content-type'))) {
+      return rpcError(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    }
     const text = await incoming.text(MAX_MCP_BODY_BYTES);
     if (text === null) {
       return rpcError(
@@ -116,25 +151,36 @@ export class McpEndpoint {
         `Payload Too Large: Request body must not exceed ${MAX_MCP_BODY_BYTES} bytes`,
       );
     }
-    const parsedBody = parsedOrUndefined(text);
-    if (Array.isArray(parsedBody)) {
-      return rpcError(400, -32600, 'Invalid Request: JSON-RPC batches are not supported');
+    const read = messageOf(text);
+    if ('refused' in read) return read.refused;
+    const { message } = read;
+    const version = incoming.header('mcp-protocol-version');
+    if (
+      version !== undefined &&
+      !SUPPORTED_PROTOCOL_VERSIONS.includes(version) &&
+      // Asked only of a message that says it is one: the schema costs more than the rest.
+      !('method' in message && message.method === 'initialize' && isInitializeRequest(message))
+    ) {
+      return rpcError(
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      );
     }
-    const request = new Request(incoming.url(), {
-      method: 'POST',
-      headers: incoming.headers() as HeadersInit,
-      // Not JSON: the transport reads it again, to answer as it answers such a body.
-      body: parsedBody === undefined ? text : null,
-    });
-    const response = await this.#servers.handle(request, {
-      authInfo: agentAuthInfo(agent, token),
-      parsedBody,
-    });
-    return {
-      status: response.status,
-      headers: Object.fromEntries(response.headers),
-      body: response.body === null ? null : await response.text(),
+    // The URL only when a tool asks for it: ours never do, and parsing one per call is not free.
+    const requestInfo = {
+      headers: incoming.headers(),
+      get url() {
+        return new URL(incoming.url());
+      },
     };
+    const answer = await this.#servers.exchange(message, {
+      authInfo: agentAuthInfo(agent, token),
+      requestInfo,
+    });
+    return answer === null
+      ? { status: 202, headers: {}, body: null }
+      : { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) };
   }
 }
 

@@ -1,3 +1,4 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { createMemoryLockStore } from '../coordination/memory-lock-store.js';
 import { fx, newAgent, useCoordinationApp } from '../coordination/testing/fixture.js';
@@ -28,41 +29,27 @@ describe('McpServerPool', () => {
     const [alice, bob] = [await authOf('pool-alice'), await authOf('pool-bob')];
     const args = { repo_url: fx.cloneUrl, branch: 'main', file_paths: ['src/other.ts'] };
     let id = 0;
+    const send = (authInfo: typeof alice, message: object) =>
+      pool.exchange(message as JSONRPCMessage, { authInfo, requestInfo: { headers: {} } });
     const call = async (authInfo: typeof alice, name: string, more: object = {}) => {
-      const body = {
-        jsonrpc: '2.0',
-        id: ++id,
-        method: 'tools/call',
-        params: { name, arguments: { ...args, ...more } },
-      };
-      const request = new Request('http://localhost/mcp', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      });
-      const res = await pool.handle(request, { authInfo, parsedBody: body });
-      return (await res.json()) as { id: number; result: { structuredContent: Record<string, unknown> } };
+      const params = { name, arguments: { ...args, ...more } };
+      const answer = await send(authInfo, { jsonrpc: '2.0', id: ++id, method: 'tools/call', params });
+      return answer as unknown as { id: number; result: { structuredContent: Record<string, unknown> } };
     };
 
     expect(
       (await call(alice, 'post_status', { status: 'WRITING', message: 'Pool.' })).result.structuredContent,
-    ).toMatchObject({
-      success: true,
-    });
+    ).toMatchObject({ success: true });
     const seenByBob = await call(bob, 'check_status');
     expect(seenByBob.result.structuredContent).toMatchObject({ status: 'CONFLICT' });
     expect(seenByBob.id).toBe(id);
     expect((await call(alice, 'check_status')).result.structuredContent).toMatchObject({ status: 'OK' });
     // Unknown tools are refused on a reused server too, and it keeps serving.
-    const body = { jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'nope', arguments: {} } };
-    const request = new Request('http://localhost/mcp', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    });
-    expect(await (await pool.handle(request, { authInfo: bob, parsedBody: body })).json()).toMatchObject({
-      id: 99,
-      error: { code: -32602 },
-    });
+    const unknown = { jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'nope', arguments: {} } };
+    expect(await send(bob, unknown)).toMatchObject({ id: 99, error: { code: -32602 } });
     expect((await call(bob, 'check_status')).result.structuredContent).toMatchObject({ status: 'CONFLICT' });
+    // A notification is delivered and answered by nothing.
+    expect(await send(alice, { jsonrpc: '2.0', method: 'notifications/initialized' })).toBeNull();
     expect(built).toBe(1);
   });
 });

@@ -1,8 +1,12 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   checkStatusResponseSchema,
@@ -13,6 +17,7 @@ import {
 import { AppError } from '@/server/lib/errors.js';
 import { type CoordinationDeps, checkStatus, postStatus } from '../coordination/coordination.js';
 import type { Agent } from '../coordination/tokens.js';
+import { JsonExchangeTransport } from './json-transport.js';
 
 /** The tools, by name: what `tools/list` lists and `tools/call` may name. */
 export const TOOL_NAMES = ['check_status', 'post_status'] as const;
@@ -95,14 +100,15 @@ export function coordinationMcpServer(deps: CoordinationDeps, version: string): 
  * JSON-RPC error the specification gives for it (Tools → Error Handling: unknown tools are protocol
  * errors, `-32602 Unknown tool: …`), where McpServer (SDK 1.32) answers a tool result with
  * `isError`. McpServer's handler cannot be wrapped (it is private) and replacing it would mean
- * redoing its argument and answer checks, so the call is answered on its way in, after the
- * transport's own checks, through the transport's `send` as the server would answer it.
+ * redoing its argument and answer checks, so the call is answered on its way in, after the HTTP
+ * checks, through the transport's `send` as the server would answer it.
  * mcp-http.test.ts and mcp.test.ts hold the answer.
  */
 function refuseUnknownTools(transport: Transport): void {
   const deliver = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    if (isJSONRPCRequest(message) && message.method === 'tools/call') {
+    // The message passed JSONRPCMessageSchema (mcp-http.ts): an id and a method make a request.
+    if ('id' in message && 'method' in message && message.method === 'tools/call') {
       const name = message.params?.name;
       if (typeof name === 'string' && !TOOLS.has(name)) {
         void transport.send({
@@ -120,46 +126,43 @@ function refuseUnknownTools(transport: Transport): void {
 /** Servers at most kept idle; more only under a burst of concurrent requests. */
 const MAX_IDLE_SERVERS = 64;
 
-interface Pooled {
+interface Connected {
   server: McpServer;
-  /** The transport of the last request the server answered, still connected. */
-  transport?: Transport;
+  transport: JsonExchangeTransport;
 }
 
 /**
- * MCP servers for stateless requests, each request answered by the SDK's own transport for web
- * requests, new per request (stateless, JSON answers), connected to a server no other request
- * holds. Deviation from the SDK's stateless example, which builds a new McpServer per request too:
- * the servers are kept and reused, connected to one request's transport at a time, since building
- * one (its tools, their schemas) cost more than the call it answers. The auth info and handlers'
- * context are per request, so a reused server answers each agent as itself (mcp-server.test.ts).
+ * MCP servers for stateless requests, each request answered by a server no other request holds.
+ * Deviation from the SDK's stateless example, which builds a new McpServer (and transport) per
+ * request: the servers are kept, each connected once to a transport of its own (json-transport.ts),
+ * since building one (its tools, their schemas) costs more than the call it answers. The auth info
+ * and the handlers' context are per request, so a reused server answers each agent as itself
+ * (mcp-server.test.ts).
  */
 export class McpServerPool {
-  readonly #idle: Pooled[] = [];
+  readonly #idle: Connected[] = [];
 
   constructor(private readonly create: () => McpServer) {}
 
-  /** The transport's answer to one HTTP request (`parsedBody`: its body, already read). */
-  async handle(request: Request, options: { authInfo: AuthInfo; parsedBody?: unknown }): Promise<Response> {
-    const pooled = this.#idle.pop() ?? { server: this.create() };
-    // The last request's transport is closed only now, to free the server: closed as soon as it
-    // answered, it found the request's handler not quite done and aborted its signal, a
-    // DOMException per call.
-    await pooled.transport?.close();
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    pooled.transport = transport;
-    await pooled.server.connect(transport);
-    refuseUnknownTools(transport);
-    let response: Response | undefined;
+  /** The answer to one message: null for a notification or a response. */
+  async exchange(message: JSONRPCMessage, extra: MessageExtraInfo): Promise<JSONRPCMessage | null> {
+    const connected = this.#idle.pop() ?? (await this.#connect());
+    let reusable = false;
     try {
-      response = await transport.handleRequest(request, options);
-      return response;
+      const answer = await connected.transport.exchange(message, extra);
+      reusable = true;
+      return answer;
     } finally {
-      if (response && this.#idle.length < MAX_IDLE_SERVERS) this.#idle.push(pooled);
-      else await transport.close();
+      if (reusable && this.#idle.length < MAX_IDLE_SERVERS) this.#idle.push(connected);
+      else await connected.server.close();
     }
+  }
+
+  async #connect(): Promise<Connected> {
+    const server = this.create();
+    const transport = new JsonExchangeTransport();
+    await server.connect(transport);
+    refuseUnknownTools(transport);
+    return { server, transport };
   }
 }
