@@ -9,16 +9,13 @@ import {
   LONG_TEST_MS,
   newTask,
   post,
-  type RunStatusBody,
   repoOf,
   runEnded,
   startOk,
   startRun,
-  statusOf,
   type TaskSetup,
   taskEvents,
   untilRun,
-  WAIT_LIMIT_MS,
 } from '@/server/modules/pipeline/testing/run-kit.js';
 import { createTestApp, type TestApp } from '@/server/testing/test-app.js';
 import { engineTestsSkipped } from './engine-testing.js';

@@ -7,15 +7,11 @@ import {
   newTask,
   post,
   projectEvents,
-  type RunStatusBody,
   repoOf,
   runEnded,
   startOk,
-  statusOf,
-  type TaskSetup,
   taskEvents,
   untilRun,
-  WAIT_LIMIT_MS,
 } from '@/server/modules/pipeline/testing/run-kit.js';
 import { pidsRunning } from '@/server/modules/sandbox/sandbox-testing.js';
 import { commitFiles } from '@/server/modules/workspace/test-repo.js';
