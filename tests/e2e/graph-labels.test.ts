@@ -1,15 +1,12 @@
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
 import { GRAPH_PALETTES } from '../../src/web/features/graph/utils/graph-palette.js';
+import { agentGit } from './agent-git.js';
 import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
-
-const run = promisify(execFile);
 
 /** A small web app: 30 files in five folders, two of them named index.ts, importing each other. */
 function smallProject(): Record<string, string> {
@@ -105,27 +102,7 @@ describe.skipIf(!hasChromium)('file names on the import graph, in Chromium', () 
     await rm(work, { recursive: true, force: true });
   });
 
-  /** A git of its own: no user or system config, never a prompt. */
-  const git = (args: string[], cwd = work) =>
-    run(
-      'git',
-      ['-c', 'credential.helper=', '-c', 'user.name=Agent', '-c', 'user.email=agent@example.com', ...args],
-      {
-        cwd,
-        env: { PATH: process.env.PATH, HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
-      },
-    );
-
-  async function commitFiles(clone: string, files: Record<string, string>, message: string) {
-    for (const [file, content] of Object.entries(files)) {
-      await mkdir(path.dirname(path.join(clone, file)), { recursive: true });
-      await writeFile(path.join(clone, file), content);
-    }
-    await git(['add', '-A'], clone);
-    await git(['commit', '-qm', message], clone);
-    await git(['push', '--quiet', 'origin', 'HEAD:main'], clone);
-    return (await git(['rev-parse', 'HEAD'], clone)).stdout.trim();
-  }
+  const { git, commitFiles } = agentGit(() => work);
 
   /** The graph of `head`, laid out and drawn. */
   async function graphDrawn(page: Page, head: string, files: number) {

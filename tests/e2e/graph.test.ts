@@ -1,14 +1,11 @@
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
+import { agentGit } from './agent-git.js';
 import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
-
-const run = promisify(execFile);
 
 /** The message holds markup on purpose: an agent's text must show as text. */
 const MESSAGE = 'Move <b>auth</b> to sessions & drop the cookie hack.';
@@ -33,27 +30,7 @@ describe.skipIf(!hasChromium)('the import graph in Chromium, locks live from age
     await rm(work, { recursive: true, force: true });
   });
 
-  /** A git of its own: no user or system config, never a prompt. */
-  const git = (args: string[], cwd = work) =>
-    run(
-      'git',
-      ['-c', 'credential.helper=', '-c', 'user.name=Agent', '-c', 'user.email=agent@example.com', ...args],
-      {
-        cwd,
-        env: { PATH: process.env.PATH, HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
-      },
-    );
-
-  async function commitFiles(clone: string, files: Record<string, string>, message: string) {
-    for (const [file, content] of Object.entries(files)) {
-      await mkdir(path.dirname(path.join(clone, file)), { recursive: true });
-      await writeFile(path.join(clone, file), content);
-    }
-    await git(['add', '-A'], clone);
-    await git(['commit', '-qm', message], clone);
-    await git(['push', '--quiet', 'origin', 'HEAD:main'], clone);
-    return (await git(['rev-parse', 'HEAD'], clone)).stdout.trim();
-  }
+  const { git, commitFiles } = agentGit(() => work);
 
   /** An agent's REST call with its own token. */
   async function postStatus(token: string, body: Record<string, unknown>) {
