@@ -77,11 +77,17 @@ describe.skipIf(!hasChromium)('the review panel in Chromium (simulated agents)',
     const file = (await diffPath(page)) ?? '';
     expect(file).not.toBe('');
     expect(await notesUnder(page, 1).getByTestId('diff-finding').textContent()).toContain('Simulated review');
-    // Highlighted by Shiki: the code's tokens carry colours.
+    // Highlighted by Shiki: the code's tokens carry a colour per theme.
     await expect
-      .poll(() => page.locator('[data-testid="file-diff"] tr[data-anchor] span[style*="color"]').count(), {
-        timeout: 15_000,
-      })
+      .poll(
+        () =>
+          page
+            .locator('[data-testid="file-diff"] tr[data-anchor] span.code-token[style*="--code-light"]')
+            .count(),
+        {
+          timeout: 15_000,
+        },
+      )
       .toBeGreaterThan(0);
 
     // A comment on line 2.
