@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
+import { agentTakesLock, collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 /** Issue 27 item 4: the board's Activity feed shows what happened before the page was (re)loaded. */
 describe.skipIf(!hasChromium)('the Activity feed in Chromium, after a reload', () => {
@@ -29,24 +29,11 @@ describe.skipIf(!hasChromium)('the Activity feed in Chromium, after a reload', (
     const errors = collectErrors(page);
     const projectId = await registerOnPage(page, server.url, 'activity@example.com', 'activity-password');
 
-    const created = await page.request.post(`${server.url}/api/tokens`, {
-      data: { name: 'Agent Smith' },
-      headers: { origin: server.url },
+    await agentTakesLock(page, server.url, projectId, {
+      name: 'Agent Smith',
+      file: 'src/auth.ts',
+      message: 'Smith moves auth to sessions.',
     });
-    expect(created.status()).toBe(201);
-    const { token } = (await created.json()) as { token: string };
-    const posted = await fetch(`${server.url}/api/post_status`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        repo_url: `${server.url}/git/${projectId}.git`,
-        branch: 'main',
-        file_paths: ['src/auth.ts'],
-        status: 'WRITING',
-        message: 'Smith moves auth to sessions.',
-      }),
-    });
-    expect(((await posted.json()) as { success: boolean }).success).toBe(true);
 
     await page.reload();
     const feed = page.getByRole('complementary', { name: 'Activity' });

@@ -88,3 +88,34 @@ export async function confirm(page: Page, confirmTestId: string): Promise<void> 
   await button.click();
   await button.waitFor({ state: 'detached', timeout: 30_000 });
 }
+
+/**
+ * An agent token made through the signed-in page, and that agent taking a lock over REST on the
+ * project's default branch (`main`); answers the token.
+ */
+export async function agentTakesLock(
+  page: Page,
+  serverUrl: string,
+  projectId: string,
+  agent: { name: string; file: string; message: string },
+): Promise<string> {
+  const created = await page.request.post(`${serverUrl}/api/tokens`, {
+    data: { name: agent.name },
+    headers: { origin: serverUrl },
+  });
+  expect(created.status()).toBe(201);
+  const { token } = (await created.json()) as { token: string };
+  const posted = await fetch(`${serverUrl}/api/post_status`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      repo_url: `${serverUrl}/git/${projectId}.git`,
+      branch: 'main',
+      file_paths: [agent.file],
+      status: 'WRITING',
+      message: agent.message,
+    }),
+  });
+  expect(((await posted.json()) as { success: boolean }).success).toBe(true);
+  return token;
+}

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServerProcess } from '../../src/server/testing/server-process.js';
-import { collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
+import { agentTakesLock, collectErrors, hasChromium, launchBrowser, registerOnPage } from './browser.js';
 
 const WIDTH = 390;
 const STATUSES = ['backlog', 'spec', 'building', 'review', 'done'] as const;
@@ -224,24 +224,11 @@ describe.skipIf(!hasChromium)('the board at phone width (390 px) in Chromium', (
     expect(await tab('spec').getAttribute('aria-selected')).toBe('true');
 
     // Activity: an agent takes a lock; the Activity button opens the feed over the whole screen.
-    const created = await page.request.post(`${server.url}/api/tokens`, {
-      data: { name: 'Agent Smith' },
-      headers: { origin: server.url },
+    await agentTakesLock(page, server.url, projectId, {
+      name: 'Agent Smith',
+      file: 'src/auth.ts',
+      message: 'Smith moves auth to sessions.',
     });
-    expect(created.status()).toBe(201);
-    const { token } = (await created.json()) as { token: string };
-    const posted = await fetch(`${server.url}/api/post_status`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        repo_url: `${server.url}/git/${projectId}.git`,
-        branch: 'main',
-        file_paths: ['src/auth.ts'],
-        status: 'WRITING',
-        message: 'Smith moves auth to sessions.',
-      }),
-    });
-    expect(((await posted.json()) as { success: boolean }).success).toBe(true);
 
     const openActivity = page.getByRole('button', { name: 'Activity' });
     await openActivity.click();
