@@ -1,5 +1,5 @@
 import { Keyboard } from 'lucide-react';
-import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type ReactNode, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { DiffFile, RunDiff } from '@/contracts/diff';
 import type { ReviewComment } from '@/contracts/review-comments';
 import type { Task } from '@/contracts/tasks';
@@ -17,9 +17,21 @@ import type { CommentActions } from '../review/line-notes';
 import { FindingNote } from '../review/line-notes';
 import { ModeToggle } from '../review/mode-toggle';
 import { ReviewSummary } from '../review/review-summary';
+import { NearWatcherProvider } from './lazy-block';
 import { ReviewFile } from './review-file';
 import { ReviewFileTree } from './review-file-tree';
 import { notesOf, ReviewNotesList } from './review-notes-list';
+import { useGrammarWarmup } from './use-grammar-warmup';
+
+/** A file without comments: one array, so that the file's props stay the same between renders. */
+const NO_COMMENTS: ReviewComment[] = [];
+const NO_FILES: DiffFile[] = [];
+
+/**
+ * Past this many changed lines a diff is large: its files come after the tree (which paints
+ * first), and their lines render as they near the visible part of the page (LazyBlock).
+ */
+export const LARGE_DIFF_LINES = 3000;
 
 /**
  * The run's diff on the review page: the file tree with "viewed" marks and the list of findings
@@ -45,6 +57,13 @@ export function DiffReview({
   const deleteComment = useDeleteReviewComment(run.runId);
   const [mode, setMode] = useState<DiffMode>('unified');
   const files = useMemo(() => treeOrder(buildDiffTree(diff.files)), [diff.files]);
+  const large = useMemo(
+    () => files.reduce((lines, file) => lines + file.additions + file.deletions, 0) > LARGE_DIFF_LINES,
+    [files],
+  );
+  // A large diff's files render in the background after the first paint (the tree, the summary).
+  const listed = useDeferredValue(files, large ? NO_FILES : files);
+  useGrammarWarmup(files, large);
   const storageKey = userId ? viewedStorageKey(userId, task.id) : null;
   const { viewed, setViewed } = useViewedMarks(storageKey, files);
   const [collapsedOverride, setCollapsedOverride] = useState<Record<string, boolean>>({});
@@ -127,22 +146,42 @@ export function DiffReview({
     },
   });
 
-  const actionsFor = (path: string): CommentActions | null =>
-    commentable
-      ? {
-          onAdd: async (line, body) => {
-            try {
-              await addComment.mutateAsync({ path, line, body });
-              return true;
-            } catch {
-              // The mutation's toast says why; the box stays open with the text.
-              return false;
-            }
-          },
-          onDelete: (commentId) => deleteComment.mutate(commentId),
-          deletingId: deleteComment.isPending ? (deleteComment.variables ?? null) : null,
-        }
-      : null;
+  // Per file, the same object while nothing in it changes: a file's props change only when it does.
+  const addCommentAsync = addComment.mutateAsync;
+  const deleteCommentNow = deleteComment.mutate;
+  const deletingId = deleteComment.isPending ? (deleteComment.variables ?? null) : null;
+  const actionsByPath = useMemo(() => {
+    const map = new Map<string, CommentActions>();
+    if (!commentable) return map;
+    for (const file of files)
+      map.set(file.path, {
+        onAdd: async (line, body) => {
+          try {
+            await addCommentAsync({ path: file.path, line, body });
+            return true;
+          } catch {
+            // The mutation's toast says why; the box stays open with the text.
+            return false;
+          }
+        },
+        onDelete: (commentId) => deleteCommentNow(commentId),
+        deletingId,
+      });
+    return map;
+  }, [commentable, files, addCommentAsync, deleteCommentNow, deletingId]);
+
+  const selectFile = useCallback(
+    (path: string) => {
+      setCollapsedOverride((state) => ({ ...state, [path]: false }));
+      goToFile(path);
+    },
+    [goToFile],
+  );
+
+  const setCollapsed = useCallback(
+    (path: string, collapsed: boolean) => setCollapsedOverride((state) => ({ ...state, [path]: collapsed })),
+    [],
+  );
 
   const byPath = useMemo(() => {
     const map = new Map<string, ReviewComment[]>();
@@ -150,7 +189,6 @@ export function DiffReview({
       map.set(comment.path, [...(map.get(comment.path) ?? []), comment]);
     return map;
   }, [comments.data]);
-  const noComments: ReviewComment[] = [];
 
   return (
     <div className="flex flex-col gap-3 lg:flex-row lg:items-start">
@@ -159,10 +197,7 @@ export function DiffReview({
           files={files}
           viewed={viewed}
           currentPath={currentPath}
-          onSelect={(path) => {
-            setCollapsedOverride((state) => ({ ...state, [path]: false }));
-            goToFile(path);
-          }}
+          onSelect={selectFile}
           onViewed={markViewed}
         />
         <ReviewNotesList
@@ -206,35 +241,40 @@ export function DiffReview({
             The branch changes no file.
           </p>
         ) : (
-          files.map((file) => (
-            <div
-              key={file.path}
-              ref={(element) => {
-                if (element) fileRefs.current.set(file.path, element);
-                else fileRefs.current.delete(file.path);
-              }}
-              className="scroll-mt-2"
-            >
-              <ReviewFile
-                file={file}
-                runId={run.runId}
-                headCommit={diff.headCommit}
-                mode={mode}
-                comments={byPath.get(file.path) ?? noComments}
-                actions={actionsFor(file.path)}
-                viewed={viewed.has(file.path)}
-                onViewed={(on) => markViewed(file, on)}
-                collapsed={isCollapsed(file)}
-                onCollapsed={(collapsed) =>
-                  setCollapsedOverride((state) => ({ ...state, [file.path]: collapsed }))
-                }
-                current={file.path === currentPath}
-                focusLine={focus?.path === file.path ? focus.line : null}
-              />
-            </div>
-          ))
+          <LazyFiles large={large}>
+            {listed.map((file) => (
+              <div
+                key={file.path}
+                ref={(element) => {
+                  if (element) fileRefs.current.set(file.path, element);
+                  else fileRefs.current.delete(file.path);
+                }}
+                className="scroll-mt-2"
+              >
+                <ReviewFile
+                  file={file}
+                  runId={run.runId}
+                  headCommit={diff.headCommit}
+                  mode={mode}
+                  comments={byPath.get(file.path) ?? NO_COMMENTS}
+                  actions={actionsByPath.get(file.path) ?? null}
+                  viewed={viewed.has(file.path)}
+                  onViewed={markViewed}
+                  collapsed={isCollapsed(file)}
+                  onCollapsed={setCollapsed}
+                  current={file.path === currentPath}
+                  focusLine={focus?.path === file.path ? focus.line : null}
+                />
+              </div>
+            ))}
+          </LazyFiles>
         )}
       </div>
     </div>
   );
+}
+
+/** A large diff's files, whose lines render as they near the visible part of the page. */
+function LazyFiles({ large, children }: { large: boolean; children: ReactNode }) {
+  return large ? <NearWatcherProvider>{children}</NearWatcherProvider> : children;
 }

@@ -6,14 +6,13 @@ import {
   FileWarning,
   FoldVertical,
 } from 'lucide-react';
-import { type ReactNode, useMemo, useState } from 'react';
+import { memo, type ReactNode, useCallback, useMemo, useState } from 'react';
 import type { DiffFile } from '@/contracts/diff';
 import type { ReviewComment } from '@/contracts/review-comments';
 import { errorMessage } from '@/web/lib/api-client';
 import { cn } from '@/web/lib/cn';
 import { useDiffFile } from '../../api/get-diff-file';
-import { useHighlightedPatch } from '../../hooks/use-highlighted-patch';
-import { splitRows, unifiedRows } from '../../utils/diff-rows';
+import { anchorLine } from '../../utils/diff-rows';
 import {
   EXPAND_STEP,
   expandedSegments,
@@ -22,12 +21,13 @@ import {
   revealMore,
   type Segment,
 } from '../../utils/expand-context';
-import { type PatchHunk, type PatchLine, parsePatch } from '../../utils/parse-patch';
+import { parsePatch } from '../../utils/parse-patch';
 import { pinNotes } from '../../utils/pin-notes';
 import { FileStatusBadge, LineStats } from '../review/diff-file-tree';
-import { SplitTable, UnifiedTable } from '../review/diff-table';
 import type { DiffMode } from '../review/file-diff';
 import { type CommentActions, CommentNote, FindingNote } from '../review/line-notes';
+import { type Block, BlockTable, blocksOf, ROW_PX, splitRowCount, type TableProps } from './diff-blocks';
+import { LazyBlock } from './lazy-block';
 
 interface ReviewFileProps {
   file: DiffFile;
@@ -37,24 +37,14 @@ interface ReviewFileProps {
   comments: readonly ReviewComment[];
   actions: CommentActions | null;
   viewed: boolean;
-  onViewed: (viewed: boolean) => void;
+  onViewed: (file: DiffFile, viewed: boolean) => void;
   collapsed: boolean;
-  onCollapsed: (collapsed: boolean) => void;
+  onCollapsed: (path: string, collapsed: boolean) => void;
   /** The file j/k is on. */
   current: boolean;
   /** The line n/p is on, in this file. */
   focusLine: number | null;
 }
-
-/** Lines as a hunk of their own, for the row builders and the highlighter. */
-const asHunk = (lines: PatchLine[]): PatchHunk => ({
-  header: '',
-  oldStart: 0,
-  oldCount: 0,
-  newStart: 0,
-  newCount: 0,
-  lines,
-});
 
 /** Unchanged lines around a change can be read for a file that exists on both sides. */
 const expandable = (file: DiffFile) =>
@@ -65,7 +55,7 @@ const expandable = (file: DiffFile) =>
  * width (lines do not wrap; long ones scroll), with the unchanged lines around each hunk a click
  * away, read from the file at the run's head.
  */
-export function ReviewFile({
+export const ReviewFile = memo(function ReviewFile({
   file,
   runId,
   headCommit,
@@ -90,38 +80,45 @@ export function ReviewFile({
     [content.data],
   );
   const segments = useMemo(() => expandedSegments(hunks, reveals, lines), [hunks, reveals, lines]);
-  const blocks = useMemo(
+  const parts = useMemo(
     () =>
-      segments.flatMap((segment) =>
-        segment.type === 'lines' ? [{ key: segment.key, hunk: asHunk(segment.lines) }] : [],
+      segments.map((segment) =>
+        segment.type === 'gap' ? segment : { ...segment, blocks: blocksOf(segment.key, segment.lines) },
       ),
     [segments],
   );
-  const allLines = useMemo(() => blocks.flatMap((block) => block.hunk.lines), [blocks]);
-  const blockHunks = useMemo(() => blocks.map((block) => block.hunk), [blocks]);
-  const highlighted = useHighlightedPatch(collapsed ? [] : blockHunks, file.language);
+  const allLines = useMemo(
+    () => segments.flatMap((segment) => (segment.type === 'lines' ? segment.lines : [])),
+    [segments],
+  );
   const pinned = useMemo(
     () => pinNotes(allLines, deleted, file.findings, comments),
     [allLines, deleted, file.findings, comments],
   );
   const [composingLine, setComposingLine] = useState<number | null>(null);
+  const closeComposer = useCallback(() => setComposingLine(null), []);
 
   const expand = (gap: number, direction: 'up' | 'down' | 'all') => {
     setWantContent(true);
     setReveals((current) => ({ ...current, [gap]: revealMore(current[gap], direction) }));
   };
 
-  const tableProps = {
-    deletedFile: deleted,
-    highlighted,
-    notes: pinned.byLine,
-    composingLine,
-    onCompose: actions && !deleted ? setComposingLine : null,
-    actions,
-    onCloseComposer: () => setComposingLine(null),
-    focusLine,
-    nowrap: true,
-  };
+  // The same object while nothing in it changes: blocks already drawn are not drawn again.
+  const tableProps = useMemo<TableProps>(
+    () => ({
+      deletedFile: deleted,
+      notes: pinned.byLine,
+      composingLine,
+      onCompose: actions && !deleted ? setComposingLine : null,
+      actions,
+      onCloseComposer: closeComposer,
+      focusLine,
+      nowrap: true,
+    }),
+    [deleted, pinned.byLine, composingLine, actions, closeComposer, focusLine],
+  );
+  const holds = (block: Block, line: number | null) =>
+    line !== null && block.lines.some((entry) => anchorLine(entry, deleted) === line);
   const unplaced = pinned.unplaced.findings.length + pinned.unplaced.comments.length;
   const Chevron = collapsed ? ChevronRight : ChevronDown;
 
@@ -141,7 +138,7 @@ export function ReviewFile({
       <header className="sticky top-0 z-10 flex flex-wrap items-center gap-2 rounded-t-md border-b border-zinc-200 bg-zinc-50 px-3 py-1.5">
         <button
           type="button"
-          onClick={() => onCollapsed(!collapsed)}
+          onClick={() => onCollapsed(file.path, !collapsed)}
           aria-expanded={!collapsed}
           aria-label={collapsed ? `Show ${file.path}` : `Hide ${file.path}`}
           className="rounded p-0.5 text-zinc-500 hover:bg-zinc-200"
@@ -159,7 +156,7 @@ export function ReviewFile({
           <input
             type="checkbox"
             checked={viewed}
-            onChange={(event) => onViewed(event.target.checked)}
+            onChange={(event) => onViewed(file, event.target.checked)}
             data-testid={`file-viewed-${file.path}`}
           />
           Viewed
@@ -201,27 +198,32 @@ export function ReviewFile({
             <FileNote>No changed lines (an empty file, or only its mode changed).</FileNote>
           ) : (
             <div className="overflow-x-auto" data-testid="review-file-body">
-              {segments.map((segment) =>
-                segment.type === 'gap' ? (
+              {parts.map((part) =>
+                part.type === 'gap' ? (
                   <Expander
-                    key={segment.key}
-                    segment={segment}
+                    key={part.key}
+                    segment={part}
                     canExpand={canExpand && !content.isError}
                     loading={wantContent && content.isPending}
-                    onExpand={(direction) => expand(segment.gap, direction)}
-                  />
-                ) : mode === 'split' ? (
-                  <SplitTable
-                    key={segment.key}
-                    rows={splitRows([asHunk(segment.lines)]).filter((row) => row.type !== 'hunk')}
-                    {...tableProps}
+                    onExpand={(direction) => expand(part.gap, direction)}
                   />
                 ) : (
-                  <UnifiedTable
-                    key={segment.key}
-                    rows={unifiedRows([asHunk(segment.lines)]).filter((row) => row.type !== 'hunk')}
-                    {...tableProps}
-                  />
+                  part.blocks.map((block) => (
+                    <LazyBlock
+                      key={block.key}
+                      estimateHeight={
+                        ROW_PX * (mode === 'split' ? splitRowCount(block.lines) : block.lines.length)
+                      }
+                      force={holds(block, focusLine) || holds(block, composingLine)}
+                    >
+                      <BlockTable
+                        lines={block.lines}
+                        mode={mode}
+                        language={file.language}
+                        tableProps={tableProps}
+                      />
+                    </LazyBlock>
+                  ))
                 ),
               )}
               {content.isError && (
@@ -235,7 +237,7 @@ export function ReviewFile({
       )}
     </section>
   );
-}
+});
 
 function Expander({
   segment,

@@ -1,4 +1,5 @@
 import { MessageSquare } from 'lucide-react';
+import { memo } from 'react';
 import type { DiffFile } from '@/contracts/diff';
 import type { FindingSeverity } from '@/contracts/pipeline';
 import type { ReviewComment } from '@/contracts/review-comments';
@@ -18,7 +19,7 @@ export interface ReviewNote {
 }
 
 /** Every finding and comment of the review, in the files' order: n/p walks them. */
-export function ReviewNotesList({
+export const ReviewNotesList = memo(function ReviewNotesList({
   notes,
   currentKey,
   onPick,
@@ -76,7 +77,7 @@ export function ReviewNotesList({
       )}
     </section>
   );
-}
+});
 
 /** The findings and comments of the files, in their order, each file's by line. */
 export function notesOf(files: readonly DiffFile[], comments: readonly ReviewComment[]): ReviewNote[] {

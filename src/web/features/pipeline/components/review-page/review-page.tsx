@@ -7,7 +7,6 @@ import { LoadingState } from '@/web/components/ui/spinner';
 import { errorMessage, isApiError } from '@/web/lib/api-client';
 import { usePipelineStatus } from '../../api/get-pipeline-status';
 import { openComments, useReviewComments } from '../../api/get-review-comments';
-import { useRunDiff } from '../../api/get-run-diff';
 import { usePipeline } from '../../hooks/use-pipeline';
 import { useSSE } from '../../sse/use-sse';
 import { useCheckRuns } from '../../stores/pipeline-store';
@@ -17,6 +16,7 @@ import { PipelineActionDialogs, type PipelineDialog } from '../pipeline-action-d
 import { PipelineControls } from '../pipeline-controls';
 import { ReviewChecks } from './review-checks';
 import { DiffReview } from './review-diff';
+import { useShownDiff } from './use-shown-diff';
 
 interface ReviewPageProps {
   projectId: string;
@@ -112,10 +112,9 @@ function RunReview({
   userId: string | null;
   commentable: boolean;
 }) {
-  const diff = useRunDiff(run.runId, run.headCommit, run.reviewScore);
+  const { query: diff, shown } = useShownDiff(run);
   const checks = useCheckRuns(task.id);
   const checksView = <ReviewChecks checks={checks} running={run.status === 'running'} />;
-  if (diff.isPending) return <LoadingState label="Loading the diff…" />;
   if (diff.isError) {
     const expected = isApiError(diff.error) && NO_DIFF.has(diff.error.code);
     return (
@@ -136,12 +135,13 @@ function RunReview({
       </div>
     );
   }
+  if (!shown) return <LoadingState label="Loading the diff…" />;
   return (
     <DiffReview
       run={run}
       task={task}
       userId={userId}
-      diff={diff.data}
+      diff={shown}
       commentable={commentable}
       checks={checksView}
     />
