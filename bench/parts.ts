@@ -22,6 +22,7 @@ import { benchPipeline } from './pipeline/bench-pipeline.js';
 import { pipelineConfig } from './pipeline/config.js';
 import { pipelineAims, printPipeline } from './pipeline/report.js';
 import type { PipelineDbResult } from './pipeline/result.js';
+import { runReviewPagePart } from './review-page.js';
 import { benchSandbox, printSandbox, sandboxAims, sandboxBenchConfig } from './sandbox.js';
 import { servicesAims } from './services-aims.js';
 import { benchServices, type ServicesResult, servicesConfig } from './services-proxy.js';
@@ -331,6 +332,7 @@ export const BENCH_PARTS: Record<Part, BenchPart> = {
   'agent-tools': { keys: ['agentTools'], run: runAgentToolsPart },
   engines: { keys: ['engines'], run: runEnginesPart },
   setup: { keys: ['setup'], run: runSetupPart },
+  'review-page': { keys: ['reviewPage'], run: runReviewPagePart },
 };
 
 /** The parts' names, in order. */

@@ -95,7 +95,8 @@ export interface Aim {
     | 'services'
     | 'sandbox'
     | 'agent-tools'
-    | 'setup';
+    | 'setup'
+    | 'review-page';
 }
 
 /**
